@@ -1,0 +1,121 @@
+//! `nqueens count` and the standard-input form.
+
+use super::{default_threads, parse_n, parse_threads, UsageError};
+use anyhow::{Context, Result};
+use clap::Args;
+use nqueens::job::default_split_depth;
+use nqueens::{Job, Method, Report};
+use serde::Serialize;
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+/// Count the solutions for an N×N board.
+#[derive(Args, Debug)]
+pub struct CountArgs {
+    /// Board size, 1 to 32.
+    #[arg(value_parser = parse_n)]
+    n: u32,
+    /// Worker threads [default: all logical cores].
+    #[arg(short, long, value_parser = parse_threads)]
+    threads: Option<usize>,
+    /// Rows whose queens define the work units, 1 to 4 [default: 2 or 3, so that there are at
+    /// least 64 units per thread].
+    #[arg(long, value_name = "K")]
+    split_depth: Option<u32>,
+    /// Search method: mirror (halves the search by left-right symmetry) or plain (no symmetry).
+    #[arg(long, default_value = "mirror", value_parser = parse_method_arg)]
+    method: Method,
+    /// Also count the solutions distinct up to rotation and reflection (printed after the total).
+    #[arg(long)]
+    unique: bool,
+    /// Print one JSON object instead of the bare count.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn parse_method_arg(s: &str) -> Result<Method, String> {
+    s.parse().map_err(|e: nqueens::Error| e.to_string())
+}
+
+/// The JSON form of a count.
+#[derive(Serialize)]
+struct CountJson {
+    /// Board size.
+    n: u32,
+    /// All solutions.
+    total: u128,
+    /// Solutions distinct up to symmetry, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unique: Option<u128>,
+    /// Worker threads.
+    threads: usize,
+    /// Rows fixed by each work unit.
+    split_depth: u32,
+    /// Number of work units.
+    units: usize,
+    /// Method used.
+    method: String,
+    /// Wall time in seconds.
+    elapsed_s: f64,
+}
+
+pub fn run(args: &CountArgs) -> Result<ExitCode> {
+    let threads = args.threads.unwrap_or_else(default_threads);
+    let depth = args
+        .split_depth
+        .unwrap_or_else(|| default_split_depth(args.n, threads));
+    let job = Job::new(args.n)?
+        .with_method(args.method)
+        .with_split_depth(depth)?
+        .with_unique(args.unique);
+    let report = nqueens::count(&job, threads)?;
+    print_report(&report, args.unique, args.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_report(r: &Report, unique: bool, json: bool) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        let j = CountJson {
+            n: r.n,
+            total: r.counts.total,
+            unique: unique.then_some(r.counts.unique),
+            threads: r.threads,
+            split_depth: r.split_depth,
+            units: r.units,
+            method: r.method.to_string(),
+            elapsed_s: r.elapsed.as_secs_f64(),
+        };
+        serde_json::to_writer(&mut out, &j)?;
+        writeln!(out)?;
+    } else if unique {
+        writeln!(out, "{} {}", r.counts.total, r.counts.unique)?;
+    } else {
+        writeln!(out, "{}", r.counts.total)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Reads N from standard input (the BOJ 9663 form) and prints the count.
+pub fn from_stdin() -> Result<ExitCode> {
+    let mut input = String::new();
+    std::io::stdin()
+        .take(4096)
+        .read_to_string(&mut input)
+        .context("could not read N from standard input")?;
+    let text = input.trim();
+    if text.is_empty() {
+        return Err(UsageError(
+            "expected N on standard input (for example: echo 8 | nqueens); see nqueens --help"
+                .into(),
+        )
+        .into());
+    }
+    let n = parse_n(text).map_err(|e| UsageError(format!("standard input: {e}")))?;
+    let threads = default_threads();
+    let job = Job::new(n)?.with_split_depth(default_split_depth(n, threads))?;
+    let report = nqueens::count(&job, threads)?;
+    print_report(&report, false, false)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,99 @@
+//! Command-line parsing and dispatch.
+
+mod count;
+mod verify;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Exact N-Queens counts, fast: a bitmask search split into work units over every core.
+///
+/// With no subcommand, reads N from standard input and prints the number of solutions
+/// (the form of the BOJ 9663 judge problem): `echo 8 | nqueens` prints 92.
+#[derive(Parser, Debug)]
+#[command(name = "nqueens", version, about, long_about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    Count(count::CountArgs),
+    Verify(verify::VerifyArgs),
+}
+
+/// Parses the command line and runs it.
+pub fn run() -> Result<ExitCode> {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            // One line, not clap's usage block: the first line of its message names the problem.
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            return Err(UsageError(format!("{first} (see nqueens --help)")).into());
+        }
+        Err(e) => {
+            // --help and --version.
+            e.print()?;
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
+    match cli.command {
+        None => count::from_stdin(),
+        Some(Command::Count(args)) => count::run(&args),
+        Some(Command::Verify(args)) => verify::run(&args),
+    }
+}
+
+/// An error in what the user asked for (exit code 2), as opposed to a failure while doing it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// The exit code for an error: 2 for usage errors, 1 otherwise.
+pub fn exit_code(err: &anyhow::Error) -> u8 {
+    let usage = err.chain().any(|e| {
+        e.is::<UsageError>()
+            || e.downcast_ref::<nqueens::Error>()
+                .is_some_and(|e| !matches!(e, nqueens::Error::ThreadPool(_)))
+    });
+    if usage {
+        2
+    } else {
+        1
+    }
+}
+
+/// Whether the error is a write to a closed pipe.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Parses a thread count: a positive integer.
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("the thread count must be at least 1".into()),
+        Ok(t) => Ok(t),
+        Err(_) => Err(format!("'{s}' is not a positive integer")),
+    }
+}
+
+/// Parses a board size: an integer in 1..=32.
+pub fn parse_n(s: &str) -> Result<u32, String> {
+    let n: u64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a board size (a whole number from 1 to 32)"))?;
+    nqueens::job::check_n(n).map_err(|e| e.to_string())
+}
+
+/// The default thread count: every logical core.
+pub fn default_threads() -> usize {
+    num_cpus::get()
+}

@@ -1,0 +1,88 @@
+//! `nqueens verify`: counts N = 1..=M and compares each with the published values.
+
+use super::{default_threads, parse_threads, UsageError};
+use anyhow::Result;
+use clap::Args;
+use nqueens::job::default_split_depth;
+use nqueens::known::{self, MAX_KNOWN_N};
+use nqueens::{Job, Method};
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Count N = 1..=M and compare each count with the published value (OEIS A000170, A002562).
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Largest N to check, 1 to 27 [default: 14, a few seconds on two cores].
+    #[arg(long, default_value_t = 14)]
+    max: u32,
+    /// Worker threads [default: all logical cores].
+    #[arg(short, long, value_parser = parse_threads)]
+    threads: Option<usize>,
+    /// Check the number of solutions distinct up to symmetry too.
+    #[arg(long)]
+    unique: bool,
+    /// Search method: mirror or plain.
+    #[arg(long, default_value = "mirror", value_parser = super::count::parse_method_arg)]
+    method: Method,
+}
+
+pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
+    if !(1..=MAX_KNOWN_N).contains(&args.max) {
+        return Err(UsageError(format!(
+            "--max must be between 1 and {MAX_KNOWN_N} (the largest N with a published count), got {}",
+            args.max
+        ))
+        .into());
+    }
+    let threads = args.threads.unwrap_or_else(default_threads);
+    let mut out = std::io::stdout().lock();
+    if args.unique {
+        writeln!(
+            out,
+            "{:>3} {:>12} {:>12} {:>10} {:>10} {:>9}  status",
+            "N", "total", "published", "unique", "published", "time"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "{:>3} {:>12} {:>12} {:>9}  status",
+            "N", "total", "published", "time"
+        )?;
+    }
+    let mut mismatches = 0;
+    for n in 1..=args.max {
+        let published = known::published(n).expect("table covers 1..=27");
+        let job = Job::new(n)?
+            .with_method(args.method)
+            .with_split_depth(default_split_depth(n, threads))?
+            .with_unique(args.unique);
+        let r = nqueens::count(&job, threads)?;
+        let ok = r.counts.total == published.total
+            && (!args.unique || r.counts.unique == published.unique);
+        mismatches += usize::from(!ok);
+        let status = if ok { "OK" } else { "MISMATCH" };
+        let secs = r.elapsed.as_secs_f64();
+        if args.unique {
+            writeln!(
+                out,
+                "{n:>3} {:>12} {:>12} {:>10} {:>10} {secs:>8.3}s  {status}",
+                r.counts.total, published.total, r.counts.unique, published.unique
+            )?;
+        } else {
+            writeln!(
+                out,
+                "{n:>3} {:>12} {:>12} {secs:>8.3}s  {status}",
+                r.counts.total, published.total
+            )?;
+        }
+        out.flush()?;
+    }
+    if mismatches > 0 {
+        eprintln!(
+            "nqueens: {mismatches} of {} counts differ from the published values",
+            args.max
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}

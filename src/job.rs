@@ -1,0 +1,273 @@
+//! A counting job: what to count, validated once, before any work starts.
+
+use crate::error::{Error, Result};
+use crate::kernel::MAX_N;
+use std::fmt;
+use std::str::FromStr;
+
+/// How the search uses the symmetries of the square.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Method {
+    /// No symmetry: every solution is searched. For checking the others.
+    Plain,
+    /// Mirror halving: a placement and its left–right mirror image have equally many
+    /// completions, so only one of each pair is searched and its count doubled.
+    Mirror,
+}
+
+impl Method {
+    /// Every method, in the order they were added.
+    pub const ALL: [Method; 2] = [Method::Plain, Method::Mirror];
+
+    /// The name used on the command line and in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Plain => "plain",
+            Method::Mirror => "mirror",
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Method {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                Error::Unsupported(format!("unknown method '{s}' (expected plain or mirror)"))
+            })
+    }
+}
+
+/// A queen on the board, 0-based: row 0 is the top row, column 0 the leftmost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Queen {
+    /// Row, 0-based.
+    pub row: u32,
+    /// Column, 0-based.
+    pub col: u32,
+}
+
+impl Queen {
+    /// A queen at 1-based `row` and `col`, as people write them.
+    pub fn one_based(row: u32, col: u32) -> Option<Queen> {
+        Some(Queen {
+            row: row.checked_sub(1)?,
+            col: col.checked_sub(1)?,
+        })
+    }
+}
+
+/// The deepest split the engine accepts.
+pub const MAX_SPLIT_DEPTH: u32 = 4;
+
+/// A validated counting job. The same job always yields the same work units.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Job {
+    n: u32,
+    method: Method,
+    split_depth: u32,
+    placed: Vec<Queen>,
+    unique: bool,
+}
+
+/// Checks that `n` is a board size the counting engine supports (1..=32).
+pub fn check_n(n: u64) -> Result<u32> {
+    if (1..=u64::from(MAX_N)).contains(&n) {
+        Ok(n as u32)
+    } else {
+        Err(Error::BoardSize {
+            n,
+            min: 1,
+            max: MAX_N,
+        })
+    }
+}
+
+/// The split depth used when none is given: the shallowest of 2 and 3 that gives at least
+/// 64 work units per thread (so that the slowest unit is a small share of a thread's work),
+/// never deeper than the board.
+pub fn default_split_depth(n: u32, threads: usize) -> u32 {
+    // Units at depth 2 for mirror halving: about n*(n-3)/2 placements of two queens.
+    let units_at_2 = (n as usize * n.saturating_sub(3) as usize) / 2;
+    let depth = if units_at_2 >= 64 * threads.max(1) {
+        2
+    } else {
+        3
+    };
+    depth.min(n)
+}
+
+impl Job {
+    /// A job counting all solutions for an `n`×`n` board with the default method and the default
+    /// split depth for this machine's logical cores.
+    pub fn new(n: u32) -> Result<Job> {
+        let n = check_n(u64::from(n))?;
+        Ok(Job {
+            n,
+            method: Method::Mirror,
+            split_depth: default_split_depth(n, num_cpus::get()),
+            placed: Vec::new(),
+            unique: false,
+        })
+    }
+
+    /// Uses `method` to search.
+    pub fn with_method(mut self, method: Method) -> Job {
+        self.method = method;
+        self
+    }
+
+    /// Splits the search into units by the queens of the first `depth` rows (1..=4, at most N).
+    pub fn with_split_depth(mut self, depth: u32) -> Result<Job> {
+        let max = MAX_SPLIT_DEPTH.min(self.n);
+        if !(1..=max).contains(&depth) {
+            return Err(Error::SplitDepth {
+                depth,
+                n: self.n,
+                max,
+            });
+        }
+        self.split_depth = depth;
+        Ok(self)
+    }
+
+    /// Counts only the solutions that contain every queen of `queens`. They must be on the
+    /// board, on distinct rows and columns, and must not attack each other.
+    pub fn with_placed(mut self, queens: &[Queen]) -> Result<Job> {
+        let n = self.n;
+        let mut placed: Vec<Queen> = queens.to_vec();
+        for q in &placed {
+            if q.row >= n || q.col >= n {
+                return Err(Error::QueenOffBoard {
+                    row: q.row + 1,
+                    col: q.col + 1,
+                    n,
+                });
+            }
+        }
+        placed.sort();
+        placed.dedup();
+        for (i, a) in placed.iter().enumerate() {
+            for b in &placed[i + 1..] {
+                let why = if a.row == b.row {
+                    "share a row"
+                } else if a.col == b.col {
+                    "share a column"
+                } else if a.row.abs_diff(b.row) == a.col.abs_diff(b.col) {
+                    "attack each other along a diagonal"
+                } else {
+                    continue;
+                };
+                return Err(Error::QueensConflict(
+                    a.row + 1,
+                    a.col + 1,
+                    b.row + 1,
+                    b.col + 1,
+                    why,
+                ));
+            }
+        }
+        self.placed = placed;
+        Ok(self)
+    }
+
+    /// Also counts the solutions distinct up to rotation and reflection (OEIS A002562).
+    pub fn with_unique(mut self, unique: bool) -> Job {
+        self.unique = unique;
+        self
+    }
+
+    /// Board size.
+    pub fn n(&self) -> u32 {
+        self.n
+    }
+    /// The method asked for (the plan may fall back to a weaker one; see [`crate::Plan::method`]).
+    pub fn method(&self) -> Method {
+        self.method
+    }
+    /// Rows whose queens define the work units.
+    pub fn split_depth(&self) -> u32 {
+        self.split_depth
+    }
+    /// Pre-placed queens, sorted, 0-based.
+    pub fn placed(&self) -> &[Queen] {
+        &self.placed
+    }
+    /// Whether unique solutions are counted too.
+    pub fn unique(&self) -> bool {
+        self.unique
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn board_size_is_checked() {
+        assert!(Job::new(0).is_err());
+        assert!(Job::new(33).is_err());
+        assert_eq!(Job::new(32).unwrap().n(), 32);
+        assert_eq!(
+            check_n(1 << 40),
+            Err(Error::BoardSize {
+                n: 1 << 40,
+                min: 1,
+                max: 32
+            })
+        );
+    }
+
+    #[test]
+    fn split_depth_is_checked() {
+        let j = Job::new(8).unwrap();
+        assert!(j.clone().with_split_depth(0).is_err());
+        assert!(j.clone().with_split_depth(5).is_err());
+        assert_eq!(j.clone().with_split_depth(4).unwrap().split_depth(), 4);
+        let small = Job::new(2).unwrap();
+        assert_eq!(small.split_depth(), 2);
+        assert!(small.with_split_depth(3).is_err());
+    }
+
+    #[test]
+    fn default_depth_grows_with_threads() {
+        assert_eq!(default_split_depth(16, 1), 2);
+        assert_eq!(default_split_depth(16, 16), 3);
+        assert_eq!(default_split_depth(4, 1), 3);
+        assert_eq!(default_split_depth(1, 1), 1);
+    }
+
+    #[test]
+    fn placed_queens_are_checked() {
+        let j = Job::new(8).unwrap();
+        let q = |r, c| Queen::one_based(r, c).unwrap();
+        assert!(matches!(
+            j.clone().with_placed(&[q(9, 1)]),
+            Err(Error::QueenOffBoard { .. })
+        ));
+        assert!(matches!(
+            j.clone().with_placed(&[q(1, 1), q(1, 5)]),
+            Err(Error::QueensConflict(1, 1, 1, 5, "share a row"))
+        ));
+        assert!(matches!(
+            j.clone().with_placed(&[q(1, 1), q(4, 1)]),
+            Err(Error::QueensConflict(1, 1, 4, 1, "share a column"))
+        ));
+        assert!(matches!(
+            j.clone().with_placed(&[q(1, 1), q(3, 3)]),
+            Err(Error::QueensConflict(..))
+        ));
+        let ok = j.with_placed(&[q(2, 3), q(1, 1), q(1, 1)]).unwrap();
+        assert_eq!(ok.placed(), &[q(1, 1), q(2, 3)]);
+        assert_eq!("mirror".parse::<Method>().unwrap(), Method::Mirror);
+        assert!("d5".parse::<Method>().is_err());
+    }
+}

@@ -1,0 +1,33 @@
+//! # nqueens
+//!
+//! Exact counts and enumerations of the solutions of the N-Queens problem: place N queens on an
+//! N×N board so that no two attack each other (OEIS A000170; distinct up to symmetry, A002562).
+//!
+//! A count flows through four pieces: a validated [`Job`], its deterministic list of work units
+//! ([`Plan`]), the [`Engine`] that runs the bitmask [`kernel`] on every unit over a rayon pool,
+//! and the [`Counts`] summed in `u128`, so no total can wrap.
+//!
+//! ```
+//! use nqueens::{count, Job, Method};
+//!
+//! let job = Job::new(10)?.with_method(Method::Mirror).with_split_depth(3)?;
+//! let report = count(&job, 2)?;
+//! assert_eq!(report.counts.total, 724);
+//! assert_eq!(nqueens::known::published(10).unwrap().total, 724);
+//! # Ok::<(), nqueens::Error>(())
+//! ```
+
+pub mod engine;
+pub mod error;
+pub mod job;
+pub mod kernel;
+pub mod known;
+pub mod symmetry;
+pub mod units;
+
+pub use engine::{
+    count, serial_count, Counts, Engine, NoObserver, Observer, Outcome, Report, RunOptions,
+};
+pub use error::{Error, Result};
+pub use job::{Job, Method, Queen};
+pub use units::{Plan, Unit};

@@ -1,0 +1,156 @@
+//! The command line as a user meets it: outputs, and one clear line with exit code 2 for bad input.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn nq() -> Command {
+    Command::cargo_bin("nqueens").unwrap()
+}
+
+#[test]
+fn count_prints_the_total_alone() {
+    nq().args(["count", "8"]).assert().success().stdout("92\n");
+    nq().args(["count", "12", "--threads", "3", "--split-depth", "3"])
+        .assert()
+        .success()
+        .stdout("14200\n");
+    nq().args(["count", "10", "--method", "plain"])
+        .assert()
+        .success()
+        .stdout("724\n");
+    nq().args(["count", "1"]).assert().success().stdout("1\n");
+    nq().args(["count", "3"]).assert().success().stdout("0\n");
+}
+
+#[test]
+fn count_unique_prints_two_numbers() {
+    nq().args(["count", "8", "--unique"])
+        .assert()
+        .success()
+        .stdout("92 12\n");
+}
+
+#[test]
+fn count_json_has_the_fields() {
+    let out = nq()
+        .args(["count", "10", "--json", "-t", "2", "--split-depth", "2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["n"], 10);
+    assert_eq!(v["total"], 724);
+    assert_eq!(v["threads"], 2);
+    assert_eq!(v["split_depth"], 2);
+    assert_eq!(v["method"], "mirror");
+    assert!(v["units"].as_u64().unwrap() > 0);
+    assert!(v["elapsed_s"].as_f64().unwrap() >= 0.0);
+    assert!(v.get("unique").is_none());
+    let out = nq()
+        .args(["count", "10", "--json", "--unique"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["unique"], 92);
+}
+
+#[test]
+fn stdin_form_of_boj_9663() {
+    nq().write_stdin("8\n").assert().success().stdout("92\n");
+    nq().write_stdin("  14 \r\n")
+        .assert()
+        .success()
+        .stdout("365596\n");
+}
+
+#[test]
+fn verify_reports_ok_lines() {
+    nq().args(["verify", "--max", "10", "-t", "2"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains(" 10          724          724")
+                .and(predicate::str::contains("MISMATCH").not()),
+        )
+        .stdout(predicate::function(|s: &str| {
+            s.lines().filter(|l| l.ends_with("OK")).count() == 10
+        }));
+    nq().args(["verify", "--max", "9", "--unique"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "352          352         46         46",
+        ));
+}
+
+fn usage_error(args: &[&str], stdin: Option<&str>, needle: &str) {
+    let mut cmd = nq();
+    cmd.args(args);
+    if let Some(s) = stdin {
+        cmd.write_stdin(s);
+    }
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "{args:?}");
+    assert_eq!(
+        err.lines().count(),
+        1,
+        "{args:?}: one line expected, got {err:?}"
+    );
+    assert!(err.contains(needle), "{args:?}: {err:?} lacks {needle:?}");
+    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"));
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    usage_error(&["count", "abc"], None, "not a board size");
+    usage_error(&["count", "8x"], None, "not a board size");
+    usage_error(&["count", "0"], None, "between 1 and 32");
+    usage_error(&["count", "33"], None, "between 1 and 32");
+    usage_error(
+        &["count", "99999999999999999999999"],
+        None,
+        "not a board size",
+    );
+    usage_error(&["count", "-3"], None, "unexpected argument");
+    usage_error(&["count", "8", "--threads", "0"], None, "at least 1");
+    usage_error(
+        &["count", "8", "--threads", "two"],
+        None,
+        "not a positive integer",
+    );
+    usage_error(
+        &["count", "8", "--split-depth", "0"],
+        None,
+        "split depth must be between 1 and 4",
+    );
+    usage_error(
+        &["count", "8", "--split-depth", "5"],
+        None,
+        "split depth must be between 1 and 4",
+    );
+    usage_error(
+        &["count", "2", "--split-depth", "3"],
+        None,
+        "between 1 and 2 for N = 2",
+    );
+    usage_error(&["count", "8", "--method", "fast"], None, "unknown method");
+    usage_error(&["count"], None, "required");
+    usage_error(&["verify", "--max", "28"], None, "between 1 and 27");
+    usage_error(&["verify", "--max", "0"], None, "between 1 and 27");
+    usage_error(&[], Some(""), "expected N on standard input");
+    usage_error(&[], Some("   \n"), "expected N on standard input");
+    usage_error(&[], Some("eight\n"), "not a board size");
+    usage_error(&[], Some("0\n"), "between 1 and 32");
+    usage_error(&[], Some("8 9\n"), "not a board size");
+    usage_error(&["frobnicate"], None, "unrecognized subcommand");
+}
+
+#[test]
+fn help_names_the_default_thread_count() {
+    nq().args(["count", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("all logical cores"));
+}

@@ -7,7 +7,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 fn max_n() -> u32 {
-    std::env::var("NQUEENS_BENCH_MAX_N").ok().and_then(|v| v.parse().ok()).unwrap_or(15)
+    std::env::var("NQUEENS_BENCH_MAX_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(15)
 }
 
 fn engine_vs_serial(c: &mut Criterion) {
@@ -24,15 +27,34 @@ fn engine_vs_serial(c: &mut Criterion) {
         let total = known::published(n).unwrap().total;
         let mut group = c.benchmark_group(format!("count-n{n}"));
         group.throughput(Throughput::Elements(total as u64));
-        group.sample_size(10).measurement_time(Duration::from_secs(if n >= 16 { 60 } else { 10 }));
-        group.bench_function("serial", |b| b.iter(|| assert_eq!(serial_count(n).unwrap(), total)));
+        group
+            .sample_size(10)
+            .measurement_time(Duration::from_secs(if n >= 16 { 60 } else { 10 }));
+        group.bench_function("serial", |b| {
+            b.iter(|| assert_eq!(serial_count(n).unwrap(), total))
+        });
         for engine in &engines {
             let t = engine.threads();
-            let job = Job::new(n).unwrap().with_split_depth(nqueens::job::default_split_depth(n, t)).unwrap();
+            let job = Job::new(n)
+                .unwrap()
+                .with_split_depth(nqueens::job::default_split_depth(n, t))
+                .unwrap();
             let plan = Arc::new(Plan::new(job));
-            group.bench_with_input(BenchmarkId::new("engine", format!("{t}t")), &plan, |b, plan| {
-                b.iter(|| assert_eq!(engine.run(plan, &RunOptions::default(), &mut NoObserver).counts.total, total))
-            });
+            group.bench_with_input(
+                BenchmarkId::new("engine", format!("{t}t")),
+                &plan,
+                |b, plan| {
+                    b.iter(|| {
+                        assert_eq!(
+                            engine
+                                .run(plan, &RunOptions::default(), &mut NoObserver)
+                                .counts
+                                .total,
+                            total
+                        )
+                    })
+                },
+            );
         }
         group.finish();
     }

@@ -73,10 +73,35 @@ pub fn evaluate(plan: &Plan, unit: &Unit) -> Counts {
     counts
 }
 
+/// When and where a unit ran: for load-balance reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnitTiming {
+    /// The worker that ran it, `0..threads`.
+    pub worker: usize,
+    /// When it started, from the start of the run.
+    pub started: Duration,
+    /// How long it took.
+    pub elapsed: Duration,
+}
+
+/// One finished unit, as sent from a worker to the calling thread.
+type Done = (u32, Counts, UnitTiming);
+
+/// The number of search nodes (queens placed, prefix excluded) the search of `unit` visits: an
+/// instrumented walk of the same tree as [`evaluate`], kept apart so the real kernel pays nothing.
+pub fn evaluate_nodes(plan: &Plan, unit: &Unit) -> u64 {
+    let n = plan.job().n();
+    let rows = plan
+        .allowed()
+        .copied()
+        .unwrap_or_else(|| kernel::unconstrained(n));
+    kernel::count_nodes(n, u32::from(unit.depth), unit.masks, &rows)
+}
+
 /// Receives the engine's events on the calling thread.
 pub trait Observer {
     /// A unit finished with these counts. `Break` stops the run: no new unit is started.
-    fn unit_done(&mut self, _unit: &Unit, _counts: Counts) -> ControlFlow<()> {
+    fn unit_done(&mut self, _unit: &Unit, _counts: Counts, _timing: UnitTiming) -> ControlFlow<()> {
         ControlFlow::Continue(())
     }
     /// Called at least every [`RunOptions::tick`] while the run goes on. `Break` stops the run.
@@ -166,8 +191,8 @@ impl Engine {
         });
         let next = Arc::new(CachePadded::new(AtomicUsize::new(0)));
         let stop = opts.cancel.clone().unwrap_or_default();
-        let (tx, rx) = channel::unbounded::<(u32, Counts)>();
-        for _ in 0..self.threads.min(order.len()) {
+        let (tx, rx) = channel::unbounded::<Done>();
+        for worker in 0..self.threads.min(order.len()) {
             let (plan, order, next, stop, tx) = (
                 plan.clone(),
                 order.clone(),
@@ -180,7 +205,14 @@ impl Engine {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&index) = order.get(i) else { break };
                     let unit = &plan.units()[index as usize];
-                    if tx.send((index, evaluate(&plan, unit))).is_err() {
+                    let t0 = Instant::now();
+                    let counts = evaluate(&plan, unit);
+                    let timing = UnitTiming {
+                        worker,
+                        started: t0 - start,
+                        elapsed: t0.elapsed(),
+                    };
+                    if tx.send((index, counts, timing)).is_err() {
                         break;
                     }
                 }
@@ -197,10 +229,10 @@ impl Engine {
         let mut last_tick = Instant::now();
         while outcome.units_done < order.len() {
             let flow = match rx.recv_timeout(opts.tick) {
-                Ok((index, counts)) => {
+                Ok((index, counts, timing)) => {
                     outcome.counts += counts;
                     outcome.units_done += 1;
-                    observer.unit_done(&plan.units()[index as usize], counts)
+                    observer.unit_done(&plan.units()[index as usize], counts, timing)
                 }
                 Err(channel::RecvTimeoutError::Timeout) => ControlFlow::Continue(()),
                 // Every worker has quit: only when stopped.
@@ -215,10 +247,10 @@ impl Engine {
             if flow.is_break() || stop.load(Ordering::Relaxed) {
                 stop.store(true, Ordering::Relaxed);
                 // Results that arrived before the stop still count.
-                while let Ok((index, counts)) = rx.try_recv() {
+                while let Ok((index, counts, timing)) = rx.try_recv() {
                     outcome.counts += counts;
                     outcome.units_done += 1;
-                    let _ = observer.unit_done(&plan.units()[index as usize], counts);
+                    let _ = observer.unit_done(&plan.units()[index as usize], counts, timing);
                 }
                 outcome.interrupted = outcome.units_done < order.len();
                 break;
@@ -316,7 +348,7 @@ mod tests {
 
     struct StopAfter(usize);
     impl Observer for StopAfter {
-        fn unit_done(&mut self, _: &Unit, _: Counts) -> ControlFlow<()> {
+        fn unit_done(&mut self, _: &Unit, _: Counts, _: UnitTiming) -> ControlFlow<()> {
             self.0 -= 1;
             if self.0 == 0 {
                 ControlFlow::Break(())

@@ -45,6 +45,18 @@ pub fn evaluate(plan: &Plan, unit: &Unit) -> Counts {
     let n = plan.job().n();
     let depth = u32::from(unit.depth);
     let weight = u128::from(unit.weight);
+    if plan.method() == Method::D4 {
+        let rows = plan
+            .allowed()
+            .copied()
+            .unwrap_or_else(|| kernel::unconstrained(n));
+        let c = crate::d4::evaluate(n, unit, &rows);
+        // Unique counts come for free; reported only when asked for, like the other methods.
+        return Counts {
+            total: c.total,
+            unique: if plan.job().unique() { c.unique } else { 0 },
+        };
+    }
     if !plan.job().unique() {
         let found = match plan.allowed() {
             None => kernel::count(n, n - depth, unit.masks),
@@ -95,6 +107,9 @@ pub fn evaluate_nodes(plan: &Plan, unit: &Unit) -> u64 {
         .allowed()
         .copied()
         .unwrap_or_else(|| kernel::unconstrained(n));
+    if plan.method() == Method::D4 {
+        return crate::d4::nodes(n, unit, &rows);
+    }
     kernel::count_nodes(n, u32::from(unit.depth), unit.masks, &rows)
 }
 

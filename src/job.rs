@@ -13,17 +13,22 @@ pub enum Method {
     /// Mirror halving: a placement and its left–right mirror image have equally many
     /// completions, so only one of each pair is searched and its count doubled.
     Mirror,
+    /// All eight symmetries of the square: only the canonical member of each class of
+    /// equivalent solutions is searched, weighted by the size of its class, which gives the
+    /// total and the unique count in one pass (see `docs/ALGORITHM.md`).
+    D4,
 }
 
 impl Method {
     /// Every method, in the order they were added.
-    pub const ALL: [Method; 2] = [Method::Plain, Method::Mirror];
+    pub const ALL: [Method; 3] = [Method::Plain, Method::Mirror, Method::D4];
 
     /// The name used on the command line and in files.
     pub fn name(self) -> &'static str {
         match self {
             Method::Plain => "plain",
             Method::Mirror => "mirror",
+            Method::D4 => "d4",
         }
     }
 }
@@ -41,7 +46,7 @@ impl FromStr for Method {
             .into_iter()
             .find(|m| m.name() == s)
             .ok_or_else(|| {
-                Error::Unsupported(format!("unknown method '{s}' (expected plain or mirror)"))
+                Error::Unsupported(format!("unknown method '{s}' (expected d4, mirror or plain)"))
             })
     }
 }
@@ -112,7 +117,7 @@ impl Job {
         let n = check_n(u64::from(n))?;
         Ok(Job {
             n,
-            method: Method::Mirror,
+            method: Method::D4,
             split_depth: default_split_depth(n, num_cpus::get()),
             placed: Vec::new(),
             unique: false,

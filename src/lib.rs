@@ -17,6 +17,7 @@
 //! # Ok::<(), nqueens::Error>(())
 //! ```
 
+pub mod d4;
 pub mod engine;
 pub mod error;
 pub mod job;

@@ -25,7 +25,9 @@ pub struct Unit {
     pub depth: u8,
     /// Attacks on row `depth` from the prefix.
     pub masks: Masks,
-    /// How many solutions each completion found in this unit stands for (1 or 2).
+    /// How many solutions each completion found in this unit stands for: 1 or 2 (plain,
+    /// mirror); 8 for the D4 method, the class size of an asymmetric solution (its smaller
+    /// classes are recognised solution by solution).
     pub weight: u8,
 }
 
@@ -51,8 +53,13 @@ impl Plan {
     pub fn new(job: Job) -> Plan {
         let n = job.n();
         let allowed = (!job.placed().is_empty()).then(|| Box::new(allowed_rows(n, job.placed())));
-        // Mirror halving is exact only when the constraints look the same in the mirror.
+        // Mirror halving is exact only when the constraints look the same in the mirror; the D4
+        // method only when they look the same under all eight symmetries (and N > 1).
         let method = match job.method() {
+            Method::D4 if n == 1 || !d4_invariant(n, job.placed()) => Method::Mirror,
+            m => m,
+        };
+        let method = match method {
             Method::Mirror if !mirror_invariant(n, job.placed()) => Method::Plain,
             m => m,
         };
@@ -60,7 +67,10 @@ impl Plan {
             .as_deref()
             .copied()
             .unwrap_or_else(|| kernel::unconstrained(n));
-        let units = enumerate(n, job.split_depth(), method, &rows);
+        let units = match method {
+            Method::D4 => crate::d4::enumerate(n, job.split_depth(), &rows),
+            _ => enumerate(n, job.split_depth(), method, &rows),
+        };
         Plan {
             job,
             method,
@@ -73,8 +83,8 @@ impl Plan {
     pub fn job(&self) -> &Job {
         &self.job
     }
-    /// The method actually used: the job's, or `plain` where pre-placed queens break the mirror
-    /// symmetry.
+    /// The method actually used: the job's, or a weaker one where pre-placed queens break its
+    /// symmetry (d4 falls back to mirror, mirror to plain) or N = 1 (d4 falls back to mirror).
     pub fn method(&self) -> Method {
         self.method
     }
@@ -126,6 +136,19 @@ fn mirror_invariant(n: u32, placed: &[Queen]) -> bool {
     })
 }
 
+/// Whether the set of placed queens is mapped to itself by all eight symmetries of the square.
+fn d4_invariant(n: u32, placed: &[Queen]) -> bool {
+    placed.iter().all(|q| {
+        crate::symmetry::Symmetry::ALL.iter().all(|g| {
+            let (row, col) = g.map_square(n as usize, q.row as usize, q.col as usize);
+            placed.contains(&Queen {
+                row: row as u32,
+                col: col as u32,
+            })
+        })
+    })
+}
+
 /// Lists the valid placements of the first `depth` rows in lexicographic order, keeping, for the
 /// mirror method, only those not greater than their mirror image.
 fn enumerate(n: u32, depth: u32, method: Method, rows: &[u32; MAX_N as usize]) -> Vec<Unit> {
@@ -160,6 +183,7 @@ fn enumerate(n: u32, depth: u32, method: Method, rows: &[u32; MAX_N as usize]) -
         }
         let weight = match method {
             Method::Plain => 1,
+            Method::D4 => unreachable!("D4 units come from crate::d4"),
             Method::Mirror => {
                 let p = &prefix[..depth];
                 let mirrored = p.iter().map(|&c| n as u8 - 1 - c);

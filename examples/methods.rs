@@ -1,0 +1,63 @@
+//! Side-by-side timings of the serial mirror solver and the engine's methods, with node counts:
+//! `cargo run --release --example methods -- 16 17` (N values; `NQUEENS_REPS` runs each, default 3).
+//! Prints one line per measurement: the median wall time of the repetitions.
+
+use nqueens::engine::evaluate_nodes;
+use nqueens::job::default_split_depth;
+use nqueens::{known, serial_count, Engine, Job, Method, NoObserver, Plan, RunOptions};
+use std::sync::Arc;
+use std::time::Instant;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn main() {
+    let reps: usize = std::env::var("NQUEENS_REPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let ns: Vec<u32> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let nodes = std::env::var("NQUEENS_NODES").is_ok();
+    for n in ns {
+        let p = known::published(n).expect("published");
+        if nodes {
+            for method in [Method::Plain, Method::Mirror, Method::D4] {
+                let plan = Plan::new(Job::new(n).unwrap().with_method(method).with_split_depth(2).unwrap());
+                let total: u64 = plan.units().iter().map(|u| evaluate_nodes(&plan, u)).sum();
+                println!("n={n} nodes {method}: {total}");
+            }
+        }
+        let mut serial = Vec::new();
+        let mut d4 = [Vec::new(), Vec::new()];
+        let engines = [Engine::new(1).unwrap(), Engine::new(2).unwrap()];
+        for _ in 0..reps {
+            let t = Instant::now();
+            assert_eq!(serial_count(n).unwrap(), p.total);
+            serial.push(t.elapsed().as_secs_f64());
+            for (i, e) in engines.iter().enumerate() {
+                let job = Job::new(n)
+                    .unwrap()
+                    .with_method(Method::D4)
+                    .with_unique(true)
+                    .with_split_depth(default_split_depth(n, e.threads()))
+                    .unwrap();
+                let t = Instant::now();
+                let plan = Arc::new(Plan::new(job));
+                let out = e.run(&plan, &RunOptions::default(), &mut NoObserver);
+                d4[i].push(t.elapsed().as_secs_f64());
+                assert_eq!((out.counts.total, out.counts.unique), (p.total, p.unique));
+            }
+        }
+        let (s, a, b) = (median(serial), median(d4[0].clone()), median(d4[1].clone()));
+        println!(
+            "n={n} serial-mirror(total) {s:.3}s  d4-1t(total+unique) {a:.3}s  d4-2t {b:.3}s  speedup-1t {:.2}x  scaling-2t {:.2}x",
+            s / a,
+            a / b
+        );
+    }
+}

@@ -1,0 +1,328 @@
+//! The D4 method: all eight symmetries of the square, total and unique counts in one pass.
+//!
+//! Every class of equivalent solutions is searched once, through its canonical member: the
+//! lexicographically smallest column sequence of the class (as in [`crate::symmetry`]). The
+//! first value of a symmetric image is the distance of one of the four *edge queens* (the
+//! queens of the top and bottom rows and of the leftmost and rightmost columns) from one end of
+//! its edge, so the canonical member `s` has `s[0] = d`, the smallest such distance. The search
+//! splits on that first queen:
+//!
+//! * **Corner** (`s[0] = 0`): only the transpose can tie on the first value, and a queen in the
+//!   corner rules out every symmetry but the identity, so each class has eight members. The
+//!   canonical member is the one whose queen in column 1 sits below row `s[1]`: a bound mask
+//!   keeps column 1 free in rows `2..s[1]`. Every solution found counts 8 to the total, 1 to
+//!   the unique count.
+//! * **Side** (`s[0] = a`, `1 <= a`, `2a < n - 1`): every other edge queen must be at least `a`
+//!   from its corners: bound masks keep the two side columns free in the first and last `a`
+//!   rows, and the last row's queen in columns `a..=n-1-a`; both side columns must be taken by
+//!   row `n-1-a` (a deadline that prunes early). A solution with no other edge queen at distance
+//!   exactly `a` is strictly smaller than its seven images: canonical, with a class of eight.
+//!   The rare solutions with such a tie are classified exactly by [`symmetry::orbit`].
+//!
+//! The split into a corner case and bounded side cases is the idea of Takaken's N-Queens
+//! program (Kenji Takahashi, 2003, "N-Queens with bit operations and symmetry", described at
+//! <http://www.ic-net.or.jp/home/takaken/nt/queen/>); this code, its canonical form (the
+//! lexicographic one of [`crate::symmetry`]) and its tie handling are our own. Why every weight
+//! is right is written out in `docs/ALGORITHM.md`.
+
+pub mod search;
+
+use crate::engine::Counts;
+use crate::kernel::{full_mask, Masks, MAX_N};
+use crate::symmetry;
+use crate::units::{Unit, MAX_PREFIX};
+use search::{Leaves, Rows};
+
+/// The two kinds of canonical solution, named by their first queens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Branch {
+    /// First queen in the corner, second queen in column `second`.
+    Corner { second: u32 },
+    /// First queen in column `bound`, no edge queen closer to a corner.
+    Side { bound: u32 },
+}
+
+impl Branch {
+    /// The branch a unit belongs to, from its prefix (the corner branch always fixes two rows).
+    fn of(unit: &Unit) -> Branch {
+        match unit.prefix[0] {
+            0 => Branch::Corner {
+                second: u32::from(unit.prefix[1]),
+            },
+            a => Branch::Side {
+                bound: u32::from(a),
+            },
+        }
+    }
+
+    /// The rows of this branch: bound masks, limited further by `placed` (allowed squares per
+    /// row from pre-placed queens).
+    fn rows(self, n: u32, placed: &[u32; MAX_N as usize]) -> Rows {
+        let full = full_mask(n);
+        let m = n - 1;
+        let sides = 1 | 1 << m;
+        let mut rows = Rows {
+            allow: *placed,
+            need: [0; MAX_N as usize],
+        };
+        match self {
+            Branch::Corner { second } => {
+                rows.allow[0] &= 1;
+                rows.allow[1] &= 1 << second;
+                // Column 1's queen lies below row `second`: the transpose is larger.
+                for r in 2..second as usize {
+                    rows.allow[r] &= !2;
+                }
+            }
+            Branch::Side { bound: a } => {
+                rows.allow[0] &= 1 << a;
+                for r in 1..n {
+                    if r < a || r > m - a {
+                        rows.allow[r as usize] &= !sides;
+                    }
+                    if r >= m - a && r < m {
+                        rows.need[r as usize] = sides;
+                    }
+                }
+                // Last row: the bottom queen at least `a` from both corners.
+                rows.allow[m as usize] &= full >> a & full << a;
+            }
+        }
+        rows
+    }
+}
+
+/// The branches of an `n` board, in lexicographic order of their first queens.
+fn branches(n: u32) -> impl Iterator<Item = Branch> {
+    let m = n.saturating_sub(1);
+    let corner = (2..m).map(|second| Branch::Corner { second });
+    let side = (1..).take_while(move |a| 2 * a < m).map(|bound| Branch::Side { bound });
+    corner.chain(side)
+}
+
+/// The work units of the D4 method: for every branch, the valid placements of the first
+/// `depth` rows (at least 2 for the corner branch, whose second queen sets its bound) under the
+/// branch's masks, in lexicographic order of the prefix. `n` must be at least 2.
+pub(crate) fn enumerate(n: u32, depth: u32, placed: &[u32; MAX_N as usize]) -> Vec<Unit> {
+    debug_assert!(n >= 2);
+    let full = full_mask(n);
+    let mut units = Vec::new();
+    for branch in branches(n) {
+        let rows = branch.rows(n, placed);
+        let depth = match branch {
+            Branch::Corner { .. } => depth.max(2),
+            Branch::Side { .. } => depth,
+        }
+        .min(n) as usize;
+        let mut prefix = [0u8; MAX_PREFIX];
+        prefixes(n, full, &rows, depth, 0, Masks::EMPTY, &mut prefix, &mut units);
+    }
+    units
+}
+
+/// Appends the units below `m` at `row`, depth first in column order.
+#[allow(clippy::too_many_arguments)]
+fn prefixes(
+    n: u32,
+    full: u32,
+    rows: &Rows,
+    depth: usize,
+    row: usize,
+    m: Masks,
+    prefix: &mut [u8; MAX_PREFIX],
+    units: &mut Vec<Unit>,
+) {
+    let mut free = m.free(full) & rows.allow[row];
+    let missing = rows.need[row] & !m.cols;
+    if missing != 0 {
+        free &= missing;
+    }
+    while free != 0 {
+        let bit = free & free.wrapping_neg();
+        free &= free - 1;
+        prefix[row] = bit.trailing_zeros() as u8;
+        let next = m.place(bit);
+        if row + 1 < depth {
+            prefixes(n, full, rows, depth, row + 1, next, prefix, units);
+        } else {
+            units.push(Unit {
+                index: units.len() as u32,
+                prefix: *prefix,
+                depth: depth as u8,
+                masks: next,
+                weight: 8,
+            });
+        }
+    }
+}
+
+/// Sorts the solutions of a side branch: canonical with a class of eight unless another edge
+/// queen is exactly `a` from a corner, in which case the whole orbit is examined.
+struct SideLeaves {
+    n: u32,
+    /// Columns `a` and `n-1-a`: a bottom queen there ties with the top queen.
+    tie_last: u32,
+    /// The two side columns.
+    sides: u32,
+    /// Row `a + 1`: a side column taken by then was taken in row `a` (rows above `a` may not).
+    after_a: usize,
+    /// Row `n-1-a`: a side column free until then is taken in that row (the deadline).
+    at_m_minus_a: usize,
+    eights: u64,
+    other: Counts,
+}
+
+impl Leaves for SideLeaves {
+    #[inline(always)]
+    fn solution(&mut self, last: u32, cols_before: &[u32; MAX_N as usize], next_cols: u32) {
+        let tie = (last & self.tie_last)
+            | (cols_before[self.after_a & 31] & self.sides)
+            | (!cols_before[self.at_m_minus_a & 31] & self.sides);
+        if tie == 0 {
+            self.eights += 1;
+        } else {
+            self.classify(last, cols_before, next_cols);
+        }
+    }
+}
+
+impl SideLeaves {
+    /// The slow path: rebuild the solution from the column masks and examine its orbit.
+    #[cold]
+    #[inline(never)]
+    fn classify(&mut self, last: u32, cols_before: &[u32; MAX_N as usize], next_cols: u32) {
+        let n = self.n as usize;
+        let mut s = [0u8; MAX_N as usize];
+        for r in 0..n - 1 {
+            let after = if r + 1 == n - 1 {
+                next_cols
+            } else {
+                cols_before[r + 1]
+            };
+            s[r] = (after ^ cols_before[r]).trailing_zeros() as u8;
+        }
+        s[n - 1] = last.trailing_zeros() as u8;
+        self.other += counts_of(&s[..n]);
+    }
+}
+
+/// What one solution found by the search adds: its class size and 1 if it is canonical.
+fn counts_of(s: &[u8]) -> Counts {
+    let o = symmetry::orbit(s);
+    if o.canonical {
+        Counts {
+            total: u128::from(o.size),
+            unique: 1,
+        }
+    } else {
+        Counts::default()
+    }
+}
+
+/// Counts the total and unique solutions of one D4 unit. `placed` are the allowed squares per
+/// row (all squares without pre-placed queens).
+pub(crate) fn evaluate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> Counts {
+    let branch = Branch::of(unit);
+    let rows = branch.rows(n, placed);
+    let first = u32::from(unit.depth);
+    let mut prefix_cols = [0u32; MAX_N as usize];
+    for r in 1..=unit.depth as usize {
+        prefix_cols[r] = prefix_cols[r - 1] | 1 << unit.prefix[r - 1];
+    }
+    if first + 2 > n {
+        // The prefix leaves at most one row: finish it here.
+        return finish_short(n, unit, &rows);
+    }
+    match branch {
+        Branch::Corner { .. } => {
+            let mut c = search::Count(0);
+            search::search(n, first, unit.masks, &rows, &prefix_cols, &mut c);
+            Counts {
+                total: 8 * u128::from(c.0),
+                unique: u128::from(c.0),
+            }
+        }
+        Branch::Side { bound: a } => {
+            let m = n - 1;
+            let mut leaves = SideLeaves {
+                n,
+                tie_last: 1 << a | 1 << (m - a),
+                sides: 1 | 1 << m,
+                after_a: (a + 1) as usize,
+                at_m_minus_a: (m - a) as usize,
+                eights: 0,
+                other: Counts::default(),
+            };
+            search::search(n, first, unit.masks, &rows, &prefix_cols, &mut leaves);
+            let mut c = Counts {
+                total: 8 * u128::from(leaves.eights),
+                unique: u128::from(leaves.eights),
+            };
+            c += leaves.other;
+            c
+        }
+    }
+}
+
+/// A unit whose prefix fixes all rows but at most one: every solution is classified directly.
+fn finish_short(n: u32, unit: &Unit, rows: &Rows) -> Counts {
+    let mut s = [0u8; MAX_N as usize];
+    let d = unit.depth as usize;
+    s[..d].copy_from_slice(unit.prefix());
+    if d == n as usize {
+        return counts_of(&s[..d]);
+    }
+    let mut total = Counts::default();
+    let mut free = unit.masks.free(full_mask(n)) & rows.allow[d];
+    while free != 0 {
+        let bit = free & free.wrapping_neg();
+        free &= free - 1;
+        s[d] = bit.trailing_zeros() as u8;
+        total += counts_of(&s[..=d]);
+    }
+    total
+}
+
+/// The number of nodes the search of one D4 unit visits (prefix excluded).
+pub(crate) fn nodes(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> u64 {
+    let rows = Branch::of(unit).rows(n, placed);
+    search::nodes(n, u32::from(unit.depth), unit.masks, &rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::unconstrained;
+
+    fn run(n: u32, depth: u32) -> Counts {
+        let all = unconstrained(n);
+        let mut c = Counts::default();
+        for u in enumerate(n, depth, &all) {
+            c += evaluate(n, &u, &all);
+        }
+        c
+    }
+
+    #[test]
+    fn matches_the_published_table() {
+        for n in 2..=12u32 {
+            let p = crate::known::published(n).unwrap();
+            for depth in 1..=4.min(n) {
+                let c = run(n, depth);
+                assert_eq!((c.total, c.unique), (p.total, p.unique), "n = {n}, {depth}");
+            }
+        }
+    }
+
+    #[test]
+    fn units_are_lexicographic_with_stable_indices() {
+        let all = unconstrained(10);
+        let units = enumerate(10, 3, &all);
+        for (i, w) in units.windows(2).enumerate() {
+            assert!(w[0].prefix() < w[1].prefix());
+            assert_eq!(w[0].index as usize, i);
+        }
+        assert_eq!(units[0].prefix(), &[0, 2, 4]);
+        assert_eq!(units, enumerate(10, 3, &all));
+    }
+}

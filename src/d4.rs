@@ -31,7 +31,7 @@ use crate::engine::Counts;
 use crate::kernel::{full_mask, Masks, MAX_N};
 use crate::symmetry;
 use crate::units::{Unit, MAX_PREFIX};
-use search::{Leaves, Rows};
+use search::{cols_before, Frame, Leaves, Rows};
 
 /// The two kinds of canonical solution, named by their first queens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,7 +63,7 @@ impl Branch {
         let sides = 1 | 1 << m;
         let mut rows = Rows {
             allow: *placed,
-            need: [0; MAX_N as usize],
+            deadline: (MAX_N as usize, 0),
         };
         match self {
             Branch::Corner { second } => {
@@ -80,10 +80,9 @@ impl Branch {
                     if r < a || r > m - a {
                         rows.allow[r as usize] &= !sides;
                     }
-                    if r >= m - a && r < m {
-                        rows.need[r as usize] = sides;
-                    }
                 }
+                // Rows below `m - a` may not use the sides: both are taken by then.
+                rows.deadline = ((m - a) as usize, sides);
                 // Last row: the bottom queen at least `a` from both corners.
                 rows.allow[m as usize] &= full >> a & full << a;
             }
@@ -133,15 +132,15 @@ fn prefixes(
     units: &mut Vec<Unit>,
 ) {
     let mut free = m.free(full) & rows.allow[row];
-    let missing = rows.need[row] & !m.cols;
-    if missing != 0 {
-        free &= missing;
-    }
+    let (dead_row, dead_cols) = rows.deadline;
     while free != 0 {
         let bit = free & free.wrapping_neg();
         free &= free - 1;
         prefix[row] = bit.trailing_zeros() as u8;
         let next = m.place(bit);
+        if row == dead_row && next.cols & dead_cols != dead_cols {
+            continue;
+        }
         if row + 1 < depth {
             prefixes(n, full, rows, depth, row + 1, next, prefix, units);
         } else {
@@ -174,14 +173,18 @@ struct SideLeaves {
 
 impl Leaves for SideLeaves {
     #[inline(always)]
-    fn solution(&mut self, last: u32, cols_before: &[u32; MAX_N as usize], next_cols: u32) {
-        let tie = (last & self.tie_last)
-            | (cols_before[self.after_a & 31] & self.sides)
-            | (!cols_before[self.at_m_minus_a & 31] & self.sides);
-        if tie == 0 {
-            self.eights += 1;
-        } else {
-            self.classify(last, cols_before, next_cols);
+    fn pair(&mut self, frames: &[Frame; MAX_N as usize], x: u32, y: u32, xy: bool, yx: bool) {
+        let side_tie = (cols_before(frames, self.after_a) & self.sides)
+            | (!cols_before(frames, self.at_m_minus_a) & self.sides);
+        for (ok, pen, last) in [(xy, x, y), (yx, y, x)] {
+            if !ok {
+                continue;
+            }
+            if side_tie | (last & self.tie_last) == 0 {
+                self.eights += 1;
+            } else {
+                self.classify(frames, pen, last);
+            }
         }
     }
 }
@@ -190,17 +193,13 @@ impl SideLeaves {
     /// The slow path: rebuild the solution from the column masks and examine its orbit.
     #[cold]
     #[inline(never)]
-    fn classify(&mut self, last: u32, cols_before: &[u32; MAX_N as usize], next_cols: u32) {
+    fn classify(&mut self, frames: &[Frame; MAX_N as usize], pen: u32, last: u32) {
         let n = self.n as usize;
         let mut s = [0u8; MAX_N as usize];
-        for r in 0..n - 1 {
-            let after = if r + 1 == n - 1 {
-                next_cols
-            } else {
-                cols_before[r + 1]
-            };
-            s[r] = (after ^ cols_before[r]).trailing_zeros() as u8;
+        for r in 0..n - 2 {
+            s[r] = (cols_before(frames, r + 1) ^ cols_before(frames, r)).trailing_zeros() as u8;
         }
+        s[n - 2] = pen.trailing_zeros() as u8;
         s[n - 1] = last.trailing_zeros() as u8;
         self.other += counts_of(&s[..n]);
     }
@@ -229,8 +228,8 @@ pub(crate) fn evaluate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> C
     for r in 1..=unit.depth as usize {
         prefix_cols[r] = prefix_cols[r - 1] | 1 << unit.prefix[r - 1];
     }
-    if first + 2 > n {
-        // The prefix leaves at most one row: finish it here.
+    if first + 3 > n {
+        // The prefix leaves at most two rows: finish them here.
         return finish_short(n, unit, &rows);
     }
     match branch {
@@ -264,23 +263,26 @@ pub(crate) fn evaluate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> C
     }
 }
 
-/// A unit whose prefix fixes all rows but at most one: every solution is classified directly.
+/// A unit whose prefix fixes all rows but at most two: every solution is classified directly.
 fn finish_short(n: u32, unit: &Unit, rows: &Rows) -> Counts {
+    fn go(n: usize, row: usize, m: Masks, rows: &Rows, s: &mut [u8; MAX_N as usize]) -> Counts {
+        if row == n {
+            return counts_of(&s[..n]);
+        }
+        let mut counts = Counts::default();
+        let mut free = m.free(full_mask(n as u32)) & rows.allow[row];
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free &= free - 1;
+            s[row] = bit.trailing_zeros() as u8;
+            counts += go(n, row + 1, m.place(bit), rows, s);
+        }
+        counts
+    }
     let mut s = [0u8; MAX_N as usize];
     let d = unit.depth as usize;
     s[..d].copy_from_slice(unit.prefix());
-    if d == n as usize {
-        return counts_of(&s[..d]);
-    }
-    let mut total = Counts::default();
-    let mut free = unit.masks.free(full_mask(n)) & rows.allow[d];
-    while free != 0 {
-        let bit = free & free.wrapping_neg();
-        free &= free - 1;
-        s[d] = bit.trailing_zeros() as u8;
-        total += counts_of(&s[..=d]);
-    }
-    total
+    go(n as usize, d, unit.masks, rows, &mut s)
 }
 
 /// The number of nodes the search of one D4 unit visits (prefix excluded).
@@ -326,3 +328,4 @@ mod tests {
         assert_eq!(units, enumerate(10, 3, &all));
     }
 }
+

@@ -1,5 +1,6 @@
 //! The hot search of the D4 method: the bitmask depth-first search of [`crate::kernel`], with a
-//! mask of allowed squares for every row and a leaf test that sorts solutions by class.
+//! mask of allowed squares for every row, a column deadline, the last two rows settled without
+//! branching, and a leaf hook that sorts solutions by class.
 //!
 //! Like the plain kernel it knows nothing but bits, does no I/O and no allocation: its stack is
 //! a fixed array indexed by absolute row. Rows are absolute (0 = top row); the search places the
@@ -13,48 +14,60 @@ pub struct Rows {
     /// `allow[r]`: the squares row `r` may use (the bound masks of the D4 method, and any
     /// pre-placed queens).
     pub allow: [u32; MAX_N as usize],
-    /// `need[r]`: columns that must already be occupied *after* row `r` is placed; when row `r`
-    /// is reached with one of them still free, the queen of row `r` must go there. Pure pruning:
-    /// a column that may not be used below row `r` can never be filled later anyway.
-    pub need: [u32; MAX_N as usize],
+    /// A column deadline `(row, cols)`: every column of `cols` must be taken once row `row` is
+    /// placed (because the rows below may not use them). Pure pruning: without it the search
+    /// would find the same solutions, later. `(MAX_N, 0)` for none.
+    pub deadline: (usize, u32),
 }
 
-/// What a leaf (a complete solution) tells the caller.
+/// One saved level of the search: the attacks on its row and its squares not yet tried. Sixteen
+/// bytes, so that a level is saved and restored with one vector move.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(16))]
+pub struct Frame {
+    /// Columns taken by the rows above this one.
+    pub cols: u32,
+    up: u32,
+    down: u32,
+    free: u32,
+}
+
+/// The columns taken above each row, for the leaf hook: `cols_before(frames, r)` for
+/// `r <= n - 2`.
+#[inline(always)]
+pub fn cols_before(frames: &[Frame; MAX_N as usize], row: usize) -> u32 {
+    frames[row & 31].cols
+}
+
+/// Receives the solutions of a search, two rows before the end.
 pub trait Leaves {
-    /// `last` is the square of the last row, `cols_before[r]` the columns used by rows `0..r`
-    /// (valid for `r <= n - 2`), `next_cols` those used by rows `0..n-1`.
-    fn solution(&mut self, last: u32, cols_before: &[u32; MAX_N as usize], next_cols: u32);
+    /// Rows `0..n-2` are placed (their columns: [`cols_before`], valid up to row `n - 2`), and
+    /// the two remaining columns are `x < y`. `xy`: placing `x` in row `n - 2` and `y` in row
+    /// `n - 1` is a solution; `yx`: the other way round is one.
+    fn pair(&mut self, frames: &[Frame; MAX_N as usize], x: u32, y: u32, xy: bool, yx: bool);
 }
 
-/// Counts leaves; used for the corner branch where every solution is canonical with a class of
-/// eight.
+/// Counts solutions; used where every solution found is canonical with a class of eight.
 #[derive(Default)]
 pub struct Count(pub u64);
 
 impl Leaves for Count {
     #[inline(always)]
-    fn solution(&mut self, _: u32, _: &[u32; MAX_N as usize], _: u32) {
-        self.0 += 1;
+    fn pair(&mut self, _: &[Frame; MAX_N as usize], _: u32, _: u32, xy: bool, yx: bool) {
+        self.0 += u64::from(xy) + u64::from(yx);
     }
 }
 
-/// The free squares of row `row` below masks `m`: attacks, the row's allowed squares, and the
-/// column deadline of [`Rows::need`].
-#[inline(always)]
-fn row_free(full: u32, m: Masks, rows: &Rows, row: usize) -> u32 {
-    let free = m.free(full) & rows.allow[row & 31];
-    let missing = rows.need[row & 31] & !m.cols;
-    // Branch-free: no restriction when nothing is missing, else only the missing columns.
-    let only = if missing == 0 { u32::MAX } else { missing };
-    free & only
-}
-
-/// Searches rows `first..n` (with `first + 2 <= n`) below the prefix whose columns before each
-/// row are `prefix_cols[..first]` and whose attacks on row `first` are `m`, and reports every
-/// solution to `leaves`.
+/// Searches rows `first..n` (with `first + 3 <= n`) below the prefix whose columns before each
+/// row `r < first` are `prefix_cols[r]` and whose attacks on row `first` are `m`, and reports
+/// every solution to `leaves`.
 ///
-/// The last row is settled by one mask test: below rows `0..n-1` exactly one column is left.
-#[inline(always)]
+/// Two rows before the end exactly two columns `x < y` are left, so the last two rows have at
+/// most two completions (`x` then `y`, or `y` then `x`), tested with a few mask operations and
+/// no branch: the two deepest levels of the tree cost no loop iterations at all.
+///
+/// Not inlined into its callers, so that its loop gets the registers to itself.
+#[inline(never)]
 pub fn search<L: Leaves>(
     n: u32,
     first: u32,
@@ -63,78 +76,113 @@ pub fn search<L: Leaves>(
     prefix_cols: &[u32; MAX_N as usize],
     leaves: &mut L,
 ) {
-    debug_assert!(n <= MAX_N && first + 2 <= n);
+    // Checked for real: the unchecked indexing below relies on it.
+    assert!(n <= MAX_N && first + 3 <= n);
     let full = full_mask(n);
-    let last_allow = rows.allow[(n - 1) as usize & 31];
-    let before_last = (n - 2) as usize;
+    let allow = &rows.allow;
+    let (dead_row, dead_cols) = rows.deadline;
+    let allow_pen = allow[(n - 2) as usize & 31];
+    let allow_last = allow[(n - 1) as usize & 31];
+    // The level whose children are the last two rows.
+    let third_last = (n - 3) as usize;
     let first = first as usize;
-    // cols[r]: columns used by rows 0..r, for the rows above the current one (prefix included).
-    let mut cols = *prefix_cols;
-    let mut saved_masks = [Masks::EMPTY; MAX_N as usize];
-    let mut saved_free = [0u32; MAX_N as usize];
+    let mut frames = [Frame::default(); MAX_N as usize];
+    for (f, &c) in frames.iter_mut().zip(prefix_cols).take(first) {
+        f.cols = c;
+    }
     let mut row = first;
     let mut cur = m;
-    let mut free = row_free(full, cur, rows, row);
+    // SAFETY (every `get_unchecked` below): `first <= row <= n - 3 < MAX_N` = the length of
+    // `allow` and `frames`: `row` only grows below `third_last` and only shrinks above `first`.
+    // `allow` lies inside the board, so `!attacks & allow` needs no `& full`.
+    let mut free = !(cur.cols | cur.diag_up | cur.diag_down) & unsafe { *allow.get_unchecked(row) };
     loop {
         if free != 0 {
             let bit = free & free.wrapping_neg();
             free &= free - 1;
             let next = cur.place(bit);
-            if row == before_last {
-                let last = next.free(full) & last_allow;
-                if last != 0 {
-                    cols[row & 31] = cur.cols;
-                    leaves.solution(last, &cols, next.cols);
+            if row == dead_row && next.cols & dead_cols != dead_cols {
+                continue;
+            }
+            if row == third_last {
+                // The two free columns, and whether each order completes the board.
+                let rest = full & !next.cols;
+                let x = rest & rest.wrapping_neg();
+                let y = rest ^ x;
+                let pen = !(next.cols | next.diag_up | next.diag_down) & allow_pen;
+                // Squares of the last row that rows above `n - 2` leave free; the queen of row
+                // `n - 2` then only removes its two diagonal neighbours, so two adjacent free
+                // columns never complete the board and two apart always avoid each other.
+                let last = allow_last & !(next.diag_up << 1 | next.diag_down >> 1);
+                let apart = x << 1 != y;
+                // `&` on the booleans, not `&&`: no branches.
+                let xy = (pen & x != 0) & (last & y != 0) & apart;
+                let yx = (pen & y != 0) & (last & x != 0) & apart;
+                if xy | yx {
+                    frames[row & 31].cols = cur.cols;
+                    frames[(row + 1) & 31].cols = next.cols;
+                    leaves.pair(&frames, x, y, xy, yx);
                 }
             } else {
-                saved_masks[row & 31] = cur;
-                saved_free[row & 31] = free;
-                cols[row & 31] = cur.cols;
+                *unsafe { frames.get_unchecked_mut(row) } = Frame {
+                    cols: cur.cols,
+                    up: cur.diag_up,
+                    down: cur.diag_down,
+                    free,
+                };
                 row += 1;
                 cur = next;
-                free = row_free(full, cur, rows, row);
+                free = !(cur.cols | cur.diag_up | cur.diag_down) & unsafe { *allow.get_unchecked(row) };
             }
         } else if row == first {
             return;
         } else {
             row -= 1;
-            cur = saved_masks[row & 31];
-            free = saved_free[row & 31];
+            let f = *unsafe { frames.get_unchecked(row) };
+            cur = Masks {
+                cols: f.cols,
+                diag_up: f.up,
+                diag_down: f.down,
+            };
+            free = f.free;
         }
     }
 }
 
-/// The number of nodes (queens placed in rows `first..n`) of the tree [`search`] walks.
+/// The number of nodes (queens placed in rows `first..n`) of the tree [`search`] walks, the
+/// last two rows counted as if searched one queen at a time.
 pub fn nodes(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
     let full = full_mask(n);
     let (n, first) = (n as usize, first as usize);
     if first >= n {
         return 0;
     }
-    let mut saved_masks = [Masks::EMPTY; MAX_N as usize];
-    let mut saved_free = [0u32; MAX_N as usize];
+    let (dead_row, dead_cols) = rows.deadline;
+    let mut saved = [(Masks::EMPTY, 0u32); MAX_N as usize];
     let mut nodes = 0u64;
     let mut row = first;
     let mut cur = m;
-    let mut free = row_free(full, cur, rows, row);
+    let mut free = cur.free(full) & rows.allow[row];
     loop {
         if free != 0 {
             let bit = free & free.wrapping_neg();
             free &= free - 1;
             nodes += 1;
+            let next = cur.place(bit);
+            if row == dead_row && next.cols & dead_cols != dead_cols {
+                continue;
+            }
             if row + 1 < n {
-                saved_masks[row & 31] = cur;
-                saved_free[row & 31] = free;
-                cur = cur.place(bit);
+                saved[row & 31] = (cur, free);
+                cur = next;
                 row += 1;
-                free = row_free(full, cur, rows, row);
+                free = cur.free(full) & rows.allow[row & 31];
             }
         } else if row == first {
             return nodes;
         } else {
             row -= 1;
-            cur = saved_masks[row & 31];
-            free = saved_free[row & 31];
+            (cur, free) = saved[row & 31];
         }
     }
 }

@@ -27,7 +27,13 @@ fn main() {
         let p = known::published(n).expect("published");
         if nodes {
             for method in [Method::Plain, Method::Mirror, Method::D4] {
-                let plan = Plan::new(Job::new(n).unwrap().with_method(method).with_split_depth(2).unwrap());
+                let plan = Plan::new(
+                    Job::new(n)
+                        .unwrap()
+                        .with_method(method)
+                        .with_split_depth(2)
+                        .unwrap(),
+                );
                 let total: u64 = plan.units().iter().map(|u| evaluate_nodes(&plan, u)).sum();
                 println!("n={n} nodes {method}: {total}");
             }

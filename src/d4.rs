@@ -95,7 +95,9 @@ impl Branch {
 fn branches(n: u32) -> impl Iterator<Item = Branch> {
     let m = n.saturating_sub(1);
     let corner = (2..m).map(|second| Branch::Corner { second });
-    let side = (1..).take_while(move |a| 2 * a < m).map(|bound| Branch::Side { bound });
+    let side = (1..)
+        .take_while(move |a| 2 * a < m)
+        .map(|bound| Branch::Side { bound });
     corner.chain(side)
 }
 
@@ -114,15 +116,13 @@ pub(crate) fn enumerate(n: u32, depth: u32, placed: &[u32; MAX_N as usize]) -> V
         }
         .min(n) as usize;
         let mut prefix = [0u8; MAX_PREFIX];
-        prefixes(n, full, &rows, depth, 0, Masks::EMPTY, &mut prefix, &mut units);
+        prefixes(full, &rows, depth, 0, Masks::EMPTY, &mut prefix, &mut units);
     }
     units
 }
 
 /// Appends the units below `m` at `row`, depth first in column order.
-#[allow(clippy::too_many_arguments)]
 fn prefixes(
-    n: u32,
     full: u32,
     rows: &Rows,
     depth: usize,
@@ -142,7 +142,7 @@ fn prefixes(
             continue;
         }
         if row + 1 < depth {
-            prefixes(n, full, rows, depth, row + 1, next, prefix, units);
+            prefixes(full, rows, depth, row + 1, next, prefix, units);
         } else {
             units.push(Unit {
                 index: units.len() as u32,
@@ -196,8 +196,8 @@ impl SideLeaves {
     fn classify(&mut self, frames: &[Frame; MAX_N as usize], pen: u32, last: u32) {
         let n = self.n as usize;
         let mut s = [0u8; MAX_N as usize];
-        for r in 0..n - 2 {
-            s[r] = (cols_before(frames, r + 1) ^ cols_before(frames, r)).trailing_zeros() as u8;
+        for (r, col) in s.iter_mut().enumerate().take(n - 2) {
+            *col = (cols_before(frames, r + 1) ^ cols_before(frames, r)).trailing_zeros() as u8;
         }
         s[n - 2] = pen.trailing_zeros() as u8;
         s[n - 1] = last.trailing_zeros() as u8;
@@ -328,4 +328,3 @@ mod tests {
         assert_eq!(units, enumerate(10, 3, &all));
     }
 }
-

@@ -46,7 +46,9 @@ impl FromStr for Method {
             .into_iter()
             .find(|m| m.name() == s)
             .ok_or_else(|| {
-                Error::Unsupported(format!("unknown method '{s}' (expected d4, mirror or plain)"))
+                Error::Unsupported(format!(
+                    "unknown method '{s}' (expected d4, mirror or plain)"
+                ))
             })
     }
 }

@@ -19,11 +19,14 @@ pub struct CountArgs {
     #[arg(short, long, value_parser = parse_threads)]
     threads: Option<usize>,
     /// Rows whose queens define the work units, 1 to 4 [default: 2 or 3, so that there are at
-    /// least 64 units per thread].
+    /// least 64 units per thread]. With d4, units whose first queen is in the corner always fix
+    /// two rows (the second queen sets the corner's bound).
     #[arg(long, value_name = "K")]
     split_depth: Option<u32>,
-    /// Search method: mirror (halves the search by left-right symmetry) or plain (no symmetry).
-    #[arg(long, default_value = "mirror", value_parser = parse_method_arg)]
+    /// Search method: d4 (all 8 symmetries: one search per class of solutions, total and
+    /// unique in one pass; the fastest), mirror (halves the search by left-right symmetry) or
+    /// plain (no symmetry).
+    #[arg(long, default_value = "d4", value_parser = parse_method_arg)]
     method: Method,
     /// Also count the solutions distinct up to rotation and reflection (printed after the total).
     #[arg(long)]

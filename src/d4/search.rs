@@ -132,7 +132,8 @@ pub fn search<L: Leaves>(
                 };
                 row += 1;
                 cur = next;
-                free = !(cur.cols | cur.diag_up | cur.diag_down) & unsafe { *allow.get_unchecked(row) };
+                free = !(cur.cols | cur.diag_up | cur.diag_down)
+                    & unsafe { *allow.get_unchecked(row) };
             }
         } else if row == first {
             return;

@@ -58,13 +58,34 @@ impl Leaves for Count {
     }
 }
 
-/// Searches rows `first..n` (with `first + 3 <= n`) below the prefix whose columns before each
+/// The last two rows below masks `next` (rows `0..n-2` placed): the two free columns `x < y`
+/// and whether `x` then `y` (`xy`), or `y` then `x` (`yx`), completes the board.
+///
+/// Squares of the last row that the rows above `n - 2` leave free are `last`; the queen of row
+/// `n - 2` then only removes its two diagonal neighbours, so two adjacent free columns never
+/// complete the board and two apart always avoid each other. `&` on the booleans, not `&&`:
+/// no branches.
+#[inline(always)]
+fn last_two(full: u32, next: Masks, allow_pen: u32, allow_last: u32) -> (bool, bool, u32, u32) {
+    let rest = full & !next.cols;
+    let x = rest & rest.wrapping_neg();
+    let y = rest ^ x;
+    let pen = !(next.cols | next.diag_up | next.diag_down) & allow_pen;
+    let last = allow_last & !(next.diag_up << 1 | next.diag_down >> 1);
+    let apart = x << 1 != y;
+    let xy = (pen & x != 0) & (last & y != 0) & apart;
+    let yx = (pen & y != 0) & (last & x != 0) & apart;
+    (xy, yx, x, y)
+}
+
+/// Searches rows `first..n` (with `first + 4 <= n`) below the prefix whose columns before each
 /// row `r < first` are `prefix_cols[r]` and whose attacks on row `first` are `m`, and reports
 /// every solution to `leaves`.
 ///
 /// Two rows before the end exactly two columns `x < y` are left, so the last two rows have at
 /// most two completions (`x` then `y`, or `y` then `x`), tested with a few mask operations and
-/// no branch: the two deepest levels of the tree cost no loop iterations at all.
+/// no branch ([`last_two`]): the two deepest levels of the tree cost no loop iterations at all,
+/// and the third deepest is a tight inner loop that saves no stack frames.
 ///
 /// Not inlined into its callers, so that its loop gets the registers to itself.
 #[inline(never)]
@@ -77,14 +98,15 @@ pub fn search<L: Leaves>(
     leaves: &mut L,
 ) {
     // Checked for real: the unchecked indexing below relies on it.
-    assert!(n <= MAX_N && first + 3 <= n);
+    assert!(n <= MAX_N && first + 4 <= n);
     let full = full_mask(n);
     let allow = &rows.allow;
     let (dead_row, dead_cols) = rows.deadline;
     let allow_pen = allow[(n - 2) as usize & 31];
     let allow_last = allow[(n - 1) as usize & 31];
-    // The level whose children are the last two rows.
-    let third_last = (n - 3) as usize;
+    // The level whose children are the last three rows.
+    let fourth_last = (n - 4) as usize;
+    let allow_third = allow[(n - 3) as usize & 31];
     let first = first as usize;
     let mut frames = [Frame::default(); MAX_N as usize];
     for (f, &c) in frames.iter_mut().zip(prefix_cols).take(first) {
@@ -92,8 +114,8 @@ pub fn search<L: Leaves>(
     }
     let mut row = first;
     let mut cur = m;
-    // SAFETY (every `get_unchecked` below): `first <= row <= n - 3 < MAX_N` = the length of
-    // `allow` and `frames`: `row` only grows below `third_last` and only shrinks above `first`.
+    // SAFETY (every `get_unchecked` below): `first <= row <= n - 4 < MAX_N` = the length of
+    // `allow` and `frames`: `row` only grows below `fourth_last` and only shrinks above `first`.
     // `allow` lies inside the board, so `!attacks & allow` needs no `& full`.
     let mut free = !(cur.cols | cur.diag_up | cur.diag_down) & unsafe { *allow.get_unchecked(row) };
     loop {
@@ -104,24 +126,25 @@ pub fn search<L: Leaves>(
             if row == dead_row && next.cols & dead_cols != dead_cols {
                 continue;
             }
-            if row == third_last {
-                // The two free columns, and whether each order completes the board.
-                let rest = full & !next.cols;
-                let x = rest & rest.wrapping_neg();
-                let y = rest ^ x;
-                let pen = !(next.cols | next.diag_up | next.diag_down) & allow_pen;
-                // Squares of the last row that rows above `n - 2` leave free; the queen of row
-                // `n - 2` then only removes its two diagonal neighbours, so two adjacent free
-                // columns never complete the board and two apart always avoid each other.
-                let last = allow_last & !(next.diag_up << 1 | next.diag_down >> 1);
-                let apart = x << 1 != y;
-                // `&` on the booleans, not `&&`: no branches.
-                let xy = (pen & x != 0) & (last & y != 0) & apart;
-                let yx = (pen & y != 0) & (last & x != 0) & apart;
-                if xy | yx {
-                    frames[row & 31].cols = cur.cols;
-                    frames[(row + 1) & 31].cols = next.cols;
-                    leaves.pair(&frames, x, y, xy, yx);
+            if row == fourth_last {
+                // Row `n - 3` in a tight inner loop, the last two rows without branches: the
+                // three deepest levels need no stack frames.
+                let mut free3 = !(next.cols | next.diag_up | next.diag_down) & allow_third;
+                let mut found = false;
+                while free3 != 0 {
+                    let bit3 = free3 & free3.wrapping_neg();
+                    free3 &= free3 - 1;
+                    let n3 = next.place(bit3);
+                    let (xy, yx, x, y) = last_two(full, n3, allow_pen, allow_last);
+                    if xy | yx {
+                        if !found {
+                            frames[row & 31].cols = cur.cols;
+                            frames[(row + 1) & 31].cols = next.cols;
+                            found = true;
+                        }
+                        frames[(row + 2) & 31].cols = n3.cols;
+                        leaves.pair(&frames, x, y, xy, yx);
+                    }
                 }
             } else {
                 *unsafe { frames.get_unchecked_mut(row) } = Frame {

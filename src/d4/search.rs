@@ -78,14 +78,14 @@ fn last_two(full: u32, next: Masks, allow_pen: u32, allow_last: u32) -> (bool, b
     (xy, yx, x, y)
 }
 
-/// Searches rows `first..n` (with `first + 4 <= n`) below the prefix whose columns before each
+/// Searches rows `first..n` (with `first + 5 <= n`) below the prefix whose columns before each
 /// row `r < first` are `prefix_cols[r]` and whose attacks on row `first` are `m`, and reports
 /// every solution to `leaves`.
 ///
 /// Two rows before the end exactly two columns `x < y` are left, so the last two rows have at
 /// most two completions (`x` then `y`, or `y` then `x`), tested with a few mask operations and
 /// no branch ([`last_two`]): the two deepest levels of the tree cost no loop iterations at all,
-/// and the third deepest is a tight inner loop that saves no stack frames.
+/// and the third and fourth deepest are tight inner loops that save no stack frames.
 ///
 /// Not inlined into its callers, so that its loop gets the registers to itself.
 #[inline(never)]
@@ -98,14 +98,15 @@ pub fn search<L: Leaves>(
     leaves: &mut L,
 ) {
     // Checked for real: the unchecked indexing below relies on it.
-    assert!(n <= MAX_N && first + 4 <= n);
+    assert!(n <= MAX_N && first + 5 <= n);
     let full = full_mask(n);
     let allow = &rows.allow;
     let (dead_row, dead_cols) = rows.deadline;
     let allow_pen = allow[(n - 2) as usize & 31];
     let allow_last = allow[(n - 1) as usize & 31];
-    // The level whose children are the last three rows.
-    let fourth_last = (n - 4) as usize;
+    // The level whose children are the last four rows.
+    let fifth_last = (n - 5) as usize;
+    let allow_fourth = allow[(n - 4) as usize & 31];
     let allow_third = allow[(n - 3) as usize & 31];
     let first = first as usize;
     let mut frames = [Frame::default(); MAX_N as usize];
@@ -114,8 +115,8 @@ pub fn search<L: Leaves>(
     }
     let mut row = first;
     let mut cur = m;
-    // SAFETY (every `get_unchecked` below): `first <= row <= n - 4 < MAX_N` = the length of
-    // `allow` and `frames`: `row` only grows below `fourth_last` and only shrinks above `first`.
+    // SAFETY (every `get_unchecked` below): `first <= row <= n - 5 < MAX_N` = the length of
+    // `allow` and `frames`: `row` only grows below `fifth_last` and only shrinks above `first`.
     // `allow` lies inside the board, so `!attacks & allow` needs no `& full`.
     let mut free = !(cur.cols | cur.diag_up | cur.diag_down) & unsafe { *allow.get_unchecked(row) };
     loop {
@@ -126,24 +127,27 @@ pub fn search<L: Leaves>(
             if row == dead_row && next.cols & dead_cols != dead_cols {
                 continue;
             }
-            if row == fourth_last {
-                // Row `n - 3` in a tight inner loop, the last two rows without branches: the
-                // three deepest levels need no stack frames.
-                let mut free3 = !(next.cols | next.diag_up | next.diag_down) & allow_third;
-                let mut found = false;
-                while free3 != 0 {
-                    let bit3 = free3 & free3.wrapping_neg();
-                    free3 &= free3 - 1;
-                    let n3 = next.place(bit3);
-                    let (xy, yx, x, y) = last_two(full, n3, allow_pen, allow_last);
-                    if xy | yx {
-                        if !found {
-                            frames[row & 31].cols = cur.cols;
-                            frames[(row + 1) & 31].cols = next.cols;
-                            found = true;
+            if row == fifth_last {
+                // Rows `n - 4` and `n - 3` in tight inner loops, the last two rows without
+                // branches: the four deepest levels need no stack frames.
+                frames[row & 31].cols = cur.cols;
+                frames[(row + 1) & 31].cols = next.cols;
+                let mut free4 = !(next.cols | next.diag_up | next.diag_down) & allow_fourth;
+                while free4 != 0 {
+                    let bit4 = free4 & free4.wrapping_neg();
+                    free4 &= free4 - 1;
+                    let n4 = next.place(bit4);
+                    let mut free3 = !(n4.cols | n4.diag_up | n4.diag_down) & allow_third;
+                    while free3 != 0 {
+                        let bit3 = free3 & free3.wrapping_neg();
+                        free3 &= free3 - 1;
+                        let n3 = n4.place(bit3);
+                        let (xy, yx, x, y) = last_two(full, n3, allow_pen, allow_last);
+                        if xy | yx {
+                            frames[(row + 2) & 31].cols = n4.cols;
+                            frames[(row + 3) & 31].cols = n3.cols;
+                            leaves.pair(&frames, x, y, xy, yx);
                         }
-                        frames[(row + 2) & 31].cols = n3.cols;
-                        leaves.pair(&frames, x, y, xy, yx);
                     }
                 }
             } else {

@@ -3,10 +3,29 @@
 //! Prints one line per measurement: the median wall time of the repetitions.
 
 use nqueens::engine::evaluate_nodes;
+use nqueens::engine::UnitTiming;
 use nqueens::job::default_split_depth;
-use nqueens::{known, serial_count, Engine, Job, Method, NoObserver, Plan, RunOptions};
+use nqueens::{
+    known, serial_count, Counts, Engine, Job, Method, NoObserver, Observer, Plan, RunOptions, Unit,
+};
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// Busy time per worker: on a loaded machine wall time says little about scaling, but the
+/// balance of the work between workers does (ideal wall = the busiest worker's time).
+#[derive(Default)]
+struct Busy(Vec<f64>);
+
+impl Observer for Busy {
+    fn unit_done(&mut self, _: &Unit, _: Counts, t: UnitTiming) -> ControlFlow<()> {
+        if self.0.len() <= t.worker {
+            self.0.resize(t.worker + 1, 0.0);
+        }
+        self.0[t.worker] += t.elapsed.as_secs_f64();
+        ControlFlow::Continue(())
+    }
+}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -60,6 +79,25 @@ fn main() {
             }
         }
         let (s, a, b) = (median(serial), median(d4[0].clone()), median(d4[1].clone()));
+        // Load balance of a 2-thread run: the sum of unit times over twice the busiest worker's.
+        let e = &engines[1];
+        let job = Job::new(n)
+            .unwrap()
+            .with_method(Method::D4)
+            .with_unique(true)
+            .with_split_depth(default_split_depth(n, 2))
+            .unwrap();
+        let mut busy = Busy::default();
+        e.run(&Arc::new(Plan::new(job)), &RunOptions::default(), &mut busy);
+        let max = busy.0.iter().copied().fold(0.0, f64::max);
+        println!(
+            "n={n} d4-2t balance: busy per worker {:?} s, sum / (2 x max) = {:.3}",
+            busy.0
+                .iter()
+                .map(|x| (x * 1000.0).round() / 1000.0)
+                .collect::<Vec<_>>(),
+            busy.0.iter().sum::<f64>() / (2.0 * max)
+        );
         println!(
             "n={n} serial-mirror(total) {s:.3}s  d4-1t(total+unique) {a:.3}s  d4-2t {b:.3}s  speedup-1t {:.2}x  scaling-2t {:.2}x",
             s / a,

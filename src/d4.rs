@@ -228,8 +228,8 @@ pub(crate) fn evaluate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> C
     for r in 1..=unit.depth as usize {
         prefix_cols[r] = prefix_cols[r - 1] | 1 << unit.prefix[r - 1];
     }
-    if first + 6 > n {
-        // The prefix leaves at most five rows: finish them here.
+    if first + 7 > n {
+        // The prefix leaves at most six rows: finish them here.
         return finish_short(n, unit, &rows);
     }
     match branch {

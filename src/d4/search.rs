@@ -78,7 +78,7 @@ fn last_two(full: u32, next: Masks, allow_pen: u32, allow_last: u32) -> (bool, b
     (xy, yx, x, y)
 }
 
-/// Searches rows `first..n` (with `first + 6 <= n`) below the prefix whose columns before each
+/// Searches rows `first..n` (with `first + 7 <= n`) below the prefix whose columns before each
 /// row `r < first` are `prefix_cols[r]` and whose attacks on row `first` are `m`, and reports
 /// every solution to `leaves`.
 ///
@@ -98,14 +98,15 @@ pub fn search<L: Leaves>(
     leaves: &mut L,
 ) {
     // Checked for real: the unchecked indexing below relies on it.
-    assert!(n <= MAX_N && first + 6 <= n);
+    assert!(n <= MAX_N && first + 7 <= n);
     let full = full_mask(n);
     let allow = &rows.allow;
     let (dead_row, dead_cols) = rows.deadline;
     let allow_pen = allow[(n - 2) as usize & 31];
     let allow_last = allow[(n - 1) as usize & 31];
     // The level whose children are the last five rows.
-    let sixth_last = (n - 6) as usize;
+    let seventh_last = (n - 7) as usize;
+    let allow_sixth = allow[(n - 6) as usize & 31];
     let allow_fifth = allow[(n - 5) as usize & 31];
     let allow_fourth = allow[(n - 4) as usize & 31];
     let allow_third = allow[(n - 3) as usize & 31];
@@ -116,8 +117,8 @@ pub fn search<L: Leaves>(
     }
     let mut row = first;
     let mut cur = m;
-    // SAFETY (every `get_unchecked` below): `first <= row <= n - 6 < MAX_N` = the length of
-    // `allow` and `frames`: `row` only grows below `sixth_last` and only shrinks above `first`.
+    // SAFETY (every `get_unchecked` below): `first <= row <= n - 7 < MAX_N` = the length of
+    // `allow` and `frames`: `row` only grows below `seventh_last` and only shrinks above `first`.
     // `allow` lies inside the board, so `!attacks & allow` needs no `& full`.
     let mut free = !(cur.cols | cur.diag_up | cur.diag_down) & unsafe { *allow.get_unchecked(row) };
     loop {
@@ -128,32 +129,39 @@ pub fn search<L: Leaves>(
             if row == dead_row && next.cols & dead_cols != dead_cols {
                 continue;
             }
-            if row == sixth_last {
+            if row == seventh_last {
                 // Rows `n - 5` to `n - 3` in tight inner loops, the last two rows without
                 // branches: the five deepest levels need no stack frames.
                 frames[row & 31].cols = cur.cols;
                 frames[(row + 1) & 31].cols = next.cols;
-                let mut free5 = !(next.cols | next.diag_up | next.diag_down) & allow_fifth;
-                while free5 != 0 {
-                    let bit5 = free5 & free5.wrapping_neg();
-                    free5 &= free5 - 1;
-                    let n5 = next.place(bit5);
-                    let mut free4 = !(n5.cols | n5.diag_up | n5.diag_down) & allow_fourth;
-                    while free4 != 0 {
-                        let bit4 = free4 & free4.wrapping_neg();
-                        free4 &= free4 - 1;
-                        let n4 = n5.place(bit4);
-                        let mut free3 = !(n4.cols | n4.diag_up | n4.diag_down) & allow_third;
-                        while free3 != 0 {
-                            let bit3 = free3 & free3.wrapping_neg();
-                            free3 &= free3 - 1;
-                            let n3 = n4.place(bit3);
-                            let (xy, yx, x, y) = last_two(full, n3, allow_pen, allow_last);
-                            if xy | yx {
-                                frames[(row + 2) & 31].cols = n5.cols;
-                                frames[(row + 3) & 31].cols = n4.cols;
-                                frames[(row + 4) & 31].cols = n3.cols;
-                                leaves.pair(&frames, x, y, xy, yx);
+                let mut free6 = !(next.cols | next.diag_up | next.diag_down) & allow_sixth;
+                while free6 != 0 {
+                    let bit6 = free6 & free6.wrapping_neg();
+                    free6 &= free6 - 1;
+                    let n6 = next.place(bit6);
+                    let mut free5 = !(n6.cols | n6.diag_up | n6.diag_down) & allow_fifth;
+                    while free5 != 0 {
+                        let bit5 = free5 & free5.wrapping_neg();
+                        free5 &= free5 - 1;
+                        let n5 = n6.place(bit5);
+                        let mut free4 = !(n5.cols | n5.diag_up | n5.diag_down) & allow_fourth;
+                        while free4 != 0 {
+                            let bit4 = free4 & free4.wrapping_neg();
+                            free4 &= free4 - 1;
+                            let n4 = n5.place(bit4);
+                            let mut free3 = !(n4.cols | n4.diag_up | n4.diag_down) & allow_third;
+                            while free3 != 0 {
+                                let bit3 = free3 & free3.wrapping_neg();
+                                free3 &= free3 - 1;
+                                let n3 = n4.place(bit3);
+                                let (xy, yx, x, y) = last_two(full, n3, allow_pen, allow_last);
+                                if xy | yx {
+                                    frames[(row + 2) & 31].cols = n6.cols;
+                                    frames[(row + 3) & 31].cols = n5.cols;
+                                    frames[(row + 4) & 31].cols = n4.cols;
+                                    frames[(row + 5) & 31].cols = n3.cols;
+                                    leaves.pair(&frames, x, y, xy, yx);
+                                }
                             }
                         }
                     }

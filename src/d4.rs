@@ -228,8 +228,8 @@ pub(crate) fn evaluate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> C
     for r in 1..=unit.depth as usize {
         prefix_cols[r] = prefix_cols[r - 1] | 1 << unit.prefix[r - 1];
     }
-    if first + 7 > n {
-        // The prefix leaves at most six rows: finish them here.
+    if first + 3 > n {
+        // The prefix leaves at most two rows: finish them here.
         return finish_short(n, unit, &rows);
     }
     match branch {
@@ -263,7 +263,7 @@ pub(crate) fn evaluate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> C
     }
 }
 
-/// A unit whose prefix fixes all rows but at most four: every solution is classified directly.
+/// A unit whose prefix fixes all rows but at most two: every solution is classified directly.
 fn finish_short(n: u32, unit: &Unit, rows: &Rows) -> Counts {
     fn go(n: usize, row: usize, m: Masks, rows: &Rows, s: &mut [u8; MAX_N as usize]) -> Counts {
         if row == n {

@@ -78,16 +78,18 @@ fn last_two(full: u32, next: Masks, allow_pen: u32, allow_last: u32) -> (bool, b
     (xy, yx, x, y)
 }
 
-/// Searches rows `first..n` (with `first + 7 <= n`) below the prefix whose columns before each
+/// Searches rows `first..n` (with `first + 3 <= n`) below the prefix whose columns before each
 /// row `r < first` are `prefix_cols[r]` and whose attacks on row `first` are `m`, and reports
 /// every solution to `leaves`.
 ///
-/// Two rows before the end exactly two columns `x < y` are left, so the last two rows have at
-/// most two completions (`x` then `y`, or `y` then `x`), tested with a few mask operations and
-/// no branch ([`last_two`]): the two deepest levels of the tree cost no loop iterations at all,
-/// and the third and fourth deepest are tight inner loops that save no stack frames.
+/// Each row has its own copy of the loop (`level3` .. `level31`, `k` = rows left), nested by
+/// inlining: the state of every level stays in registers or its own stack slots, nothing is
+/// saved or restored by index, and every level's loop exit is a branch of its own, which the
+/// branch predictor learns separately. Two rows before the end exactly two columns `x < y` are
+/// left, so the last two rows have at most two completions (`x` then `y`, or `y` then `x`),
+/// tested with a few mask operations and no branch ([`last_two`]).
 ///
-/// Not inlined into its callers, so that its loop gets the registers to itself.
+/// Not inlined into its callers: it is large, and called once per unit.
 #[inline(never)]
 pub fn search<L: Leaves>(
     n: u32,
@@ -97,100 +99,129 @@ pub fn search<L: Leaves>(
     prefix_cols: &[u32; MAX_N as usize],
     leaves: &mut L,
 ) {
-    // Checked for real: the unchecked indexing below relies on it.
-    assert!(n <= MAX_N && first + 7 <= n);
-    let full = full_mask(n);
-    let allow = &rows.allow;
-    let (dead_row, dead_cols) = rows.deadline;
-    let allow_pen = allow[(n - 2) as usize & 31];
-    let allow_last = allow[(n - 1) as usize & 31];
-    // The level whose children are the last five rows.
-    let seventh_last = (n - 7) as usize;
-    let allow_sixth = allow[(n - 6) as usize & 31];
-    let allow_fifth = allow[(n - 5) as usize & 31];
-    let allow_fourth = allow[(n - 4) as usize & 31];
-    let allow_third = allow[(n - 3) as usize & 31];
-    let first = first as usize;
+    assert!(n <= MAX_N && first + 3 <= n);
+    let c = Ctx {
+        n: n as usize,
+        full: full_mask(n),
+        allow: &rows.allow,
+        dead_row: rows.deadline.0,
+        dead_cols: rows.deadline.1,
+    };
     let mut frames = [Frame::default(); MAX_N as usize];
-    for (f, &c) in frames.iter_mut().zip(prefix_cols).take(first) {
-        f.cols = c;
+    for (f, &cols) in frames.iter_mut().zip(prefix_cols).take(first as usize) {
+        f.cols = cols;
     }
-    let mut row = first;
-    let mut cur = m;
-    // SAFETY (every `get_unchecked` below): `first <= row <= n - 7 < MAX_N` = the length of
-    // `allow` and `frames`: `row` only grows below `seventh_last` and only shrinks above `first`.
-    // `allow` lies inside the board, so `!attacks & allow` needs no `& full`.
-    let mut free = !(cur.cols | cur.diag_up | cur.diag_down) & unsafe { *allow.get_unchecked(row) };
-    loop {
-        if free != 0 {
-            let bit = free & free.wrapping_neg();
-            free &= free - 1;
-            let next = cur.place(bit);
-            if row == dead_row && next.cols & dead_cols != dead_cols {
-                continue;
-            }
-            if row == seventh_last {
-                // Rows `n - 5` to `n - 3` in tight inner loops, the last two rows without
-                // branches: the five deepest levels need no stack frames.
-                frames[row & 31].cols = cur.cols;
-                frames[(row + 1) & 31].cols = next.cols;
-                let mut free6 = !(next.cols | next.diag_up | next.diag_down) & allow_sixth;
-                while free6 != 0 {
-                    let bit6 = free6 & free6.wrapping_neg();
-                    free6 &= free6 - 1;
-                    let n6 = next.place(bit6);
-                    let mut free5 = !(n6.cols | n6.diag_up | n6.diag_down) & allow_fifth;
-                    while free5 != 0 {
-                        let bit5 = free5 & free5.wrapping_neg();
-                        free5 &= free5 - 1;
-                        let n5 = n6.place(bit5);
-                        let mut free4 = !(n5.cols | n5.diag_up | n5.diag_down) & allow_fourth;
-                        while free4 != 0 {
-                            let bit4 = free4 & free4.wrapping_neg();
-                            free4 &= free4 - 1;
-                            let n4 = n5.place(bit4);
-                            let mut free3 = !(n4.cols | n4.diag_up | n4.diag_down) & allow_third;
-                            while free3 != 0 {
-                                let bit3 = free3 & free3.wrapping_neg();
-                                free3 &= free3 - 1;
-                                let n3 = n4.place(bit3);
-                                let (xy, yx, x, y) = last_two(full, n3, allow_pen, allow_last);
-                                if xy | yx {
-                                    frames[(row + 2) & 31].cols = n6.cols;
-                                    frames[(row + 3) & 31].cols = n5.cols;
-                                    frames[(row + 4) & 31].cols = n4.cols;
-                                    frames[(row + 5) & 31].cols = n3.cols;
-                                    leaves.pair(&frames, x, y, xy, yx);
-                                }
-                            }
-                        }
-                    }
+    match n - first {
+        3 => level3(&c, m, &mut frames, leaves),
+        4 => level4(&c, m, &mut frames, leaves),
+        5 => level5(&c, m, &mut frames, leaves),
+        6 => level6(&c, m, &mut frames, leaves),
+        7 => level7(&c, m, &mut frames, leaves),
+        8 => level8(&c, m, &mut frames, leaves),
+        9 => level9(&c, m, &mut frames, leaves),
+        10 => level10(&c, m, &mut frames, leaves),
+        11 => level11(&c, m, &mut frames, leaves),
+        12 => level12(&c, m, &mut frames, leaves),
+        13 => level13(&c, m, &mut frames, leaves),
+        14 => level14(&c, m, &mut frames, leaves),
+        15 => level15(&c, m, &mut frames, leaves),
+        16 => level16(&c, m, &mut frames, leaves),
+        17 => level17(&c, m, &mut frames, leaves),
+        18 => level18(&c, m, &mut frames, leaves),
+        19 => level19(&c, m, &mut frames, leaves),
+        20 => level20(&c, m, &mut frames, leaves),
+        21 => level21(&c, m, &mut frames, leaves),
+        22 => level22(&c, m, &mut frames, leaves),
+        23 => level23(&c, m, &mut frames, leaves),
+        24 => level24(&c, m, &mut frames, leaves),
+        25 => level25(&c, m, &mut frames, leaves),
+        26 => level26(&c, m, &mut frames, leaves),
+        27 => level27(&c, m, &mut frames, leaves),
+        28 => level28(&c, m, &mut frames, leaves),
+        29 => level29(&c, m, &mut frames, leaves),
+        30 => level30(&c, m, &mut frames, leaves),
+        31 => level31(&c, m, &mut frames, leaves),
+        _ => unreachable!("3 <= n - first <= 31"),
+    }
+}
+
+/// What every level of [`search`] reads.
+struct Ctx<'a> {
+    n: usize,
+    full: u32,
+    allow: &'a [u32; MAX_N as usize],
+    dead_row: usize,
+    dead_cols: u32,
+}
+
+/// The last two rows (`m`: the attacks on row `n - 2`).
+#[inline(always)]
+fn level2<L: Leaves>(c: &Ctx, m: Masks, frames: &mut [Frame; MAX_N as usize], leaves: &mut L) {
+    let row = c.n - 2;
+    let (xy, yx, x, y) = last_two(c.full, m, c.allow[row & 31], c.allow[(row + 1) & 31]);
+    if xy | yx {
+        frames[row & 31].cols = m.cols;
+        leaves.pair(frames, x, y, xy, yx);
+    }
+}
+
+/// Defines `level{k}`: the loop over the squares of row `n - k`, each followed by `level{k-1}`.
+macro_rules! levels {
+    ($($name:ident $k:literal $inner:ident;)*) => {$(
+        #[inline(always)]
+        fn $name<L: Leaves>(
+            c: &Ctx,
+            m: Masks,
+            frames: &mut [Frame; MAX_N as usize],
+            leaves: &mut L,
+        ) {
+            let row = c.n - $k;
+            frames[row & 31].cols = m.cols;
+            // `allow` lies inside the board, so `!attacks & allow` needs no `& full`.
+            let mut free = !(m.cols | m.diag_up | m.diag_down) & c.allow[row & 31];
+            while free != 0 {
+                let bit = free & free.wrapping_neg();
+                free &= free - 1;
+                let next = m.place(bit);
+                if row == c.dead_row && next.cols & c.dead_cols != c.dead_cols {
+                    continue;
                 }
-            } else {
-                *unsafe { frames.get_unchecked_mut(row) } = Frame {
-                    cols: cur.cols,
-                    up: cur.diag_up,
-                    down: cur.diag_down,
-                    free,
-                };
-                row += 1;
-                cur = next;
-                free = !(cur.cols | cur.diag_up | cur.diag_down)
-                    & unsafe { *allow.get_unchecked(row) };
+                $inner(c, next, frames, leaves);
             }
-        } else if row == first {
-            return;
-        } else {
-            row -= 1;
-            let f = *unsafe { frames.get_unchecked(row) };
-            cur = Masks {
-                cols: f.cols,
-                diag_up: f.up,
-                diag_down: f.down,
-            };
-            free = f.free;
         }
-    }
+    )*};
+}
+
+levels! {
+    level3 3 level2;
+    level4 4 level3;
+    level5 5 level4;
+    level6 6 level5;
+    level7 7 level6;
+    level8 8 level7;
+    level9 9 level8;
+    level10 10 level9;
+    level11 11 level10;
+    level12 12 level11;
+    level13 13 level12;
+    level14 14 level13;
+    level15 15 level14;
+    level16 16 level15;
+    level17 17 level16;
+    level18 18 level17;
+    level19 19 level18;
+    level20 20 level19;
+    level21 21 level20;
+    level22 22 level21;
+    level23 23 level22;
+    level24 24 level23;
+    level25 25 level24;
+    level26 26 level25;
+    level27 27 level26;
+    level28 28 level27;
+    level29 29 level28;
+    level30 30 level29;
+    level31 31 level30;
 }
 
 /// The number of nodes (queens placed in rows `first..n`) of the tree [`search`] walks, the

@@ -31,7 +31,7 @@ use crate::engine::Counts;
 use crate::kernel::{full_mask, Masks, MAX_N};
 use crate::symmetry;
 use crate::units::{Unit, MAX_PREFIX};
-use search::{cols_before, Frame, Leaves, Rows};
+use search::{Leaves, Rows};
 
 /// The two kinds of canonical solution, named by their first queens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,9 +173,9 @@ struct SideLeaves {
 
 impl Leaves for SideLeaves {
     #[inline(always)]
-    fn pair(&mut self, frames: &[Frame; MAX_N as usize], x: u32, y: u32, xy: bool, yx: bool) {
-        let side_tie = (cols_before(frames, self.after_a) & self.sides)
-            | (!cols_before(frames, self.at_m_minus_a) & self.sides);
+    fn pair(&mut self, cols_before: &[u32; MAX_N as usize], x: u32, y: u32, xy: bool, yx: bool) {
+        let side_tie = (cols_before[self.after_a & 31] & self.sides)
+            | (!cols_before[self.at_m_minus_a & 31] & self.sides);
         for (ok, pen, last) in [(xy, x, y), (yx, y, x)] {
             if !ok {
                 continue;
@@ -183,7 +183,7 @@ impl Leaves for SideLeaves {
             if side_tie | (last & self.tie_last) == 0 {
                 self.eights += 1;
             } else {
-                self.classify(frames, pen, last);
+                self.classify(cols_before, pen, last);
             }
         }
     }
@@ -193,11 +193,11 @@ impl SideLeaves {
     /// The slow path: rebuild the solution from the column masks and examine its orbit.
     #[cold]
     #[inline(never)]
-    fn classify(&mut self, frames: &[Frame; MAX_N as usize], pen: u32, last: u32) {
+    fn classify(&mut self, cols_before: &[u32; MAX_N as usize], pen: u32, last: u32) {
         let n = self.n as usize;
         let mut s = [0u8; MAX_N as usize];
         for (r, col) in s.iter_mut().enumerate().take(n - 2) {
-            *col = (cols_before(frames, r + 1) ^ cols_before(frames, r)).trailing_zeros() as u8;
+            *col = (cols_before[r + 1] ^ cols_before[r]).trailing_zeros() as u8;
         }
         s[n - 2] = pen.trailing_zeros() as u8;
         s[n - 1] = last.trailing_zeros() as u8;

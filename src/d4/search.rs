@@ -1,10 +1,11 @@
 //! The hot search of the D4 method: the bitmask depth-first search of [`crate::kernel`], with a
-//! mask of allowed squares for every row, a column deadline, the last two rows settled without
-//! branching, and a leaf hook that sorts solutions by class.
+//! mask of allowed squares for every row, a column deadline, one loop per row, the last two rows
+//! settled without branching, and a leaf hook that sorts solutions by class.
 //!
-//! Like the plain kernel it knows nothing but bits, does no I/O and no allocation: its stack is
-//! a fixed array indexed by absolute row. Rows are absolute (0 = top row); the search places the
-//! queens of rows `first..n` below a prefix whose attacks on row `first` are given.
+//! Like the plain kernel it knows nothing but bits, does no I/O and no allocation: each row has
+//! its own loop (see [`search`]), and the only array is the columns taken above each row, for
+//! the leaf hook. Rows are absolute (0 = top row); the search places the queens of rows
+//! `first..n` below a prefix whose attacks on row `first` are given.
 
 use crate::kernel::{full_mask, Masks, MAX_N};
 
@@ -20,31 +21,12 @@ pub struct Rows {
     pub deadline: (usize, u32),
 }
 
-/// One saved level of the search: the attacks on its row and its squares not yet tried. Sixteen
-/// bytes, so that a level is saved and restored with one vector move.
-#[derive(Clone, Copy, Debug, Default)]
-#[repr(C, align(16))]
-pub struct Frame {
-    /// Columns taken by the rows above this one.
-    pub cols: u32,
-    up: u32,
-    down: u32,
-    free: u32,
-}
-
-/// The columns taken above each row, for the leaf hook: `cols_before(frames, r)` for
-/// `r <= n - 2`.
-#[inline(always)]
-pub fn cols_before(frames: &[Frame; MAX_N as usize], row: usize) -> u32 {
-    frames[row & 31].cols
-}
-
 /// Receives the solutions of a search, two rows before the end.
 pub trait Leaves {
-    /// Rows `0..n-2` are placed (their columns: [`cols_before`], valid up to row `n - 2`), and
-    /// the two remaining columns are `x < y`. `xy`: placing `x` in row `n - 2` and `y` in row
-    /// `n - 1` is a solution; `yx`: the other way round is one.
-    fn pair(&mut self, frames: &[Frame; MAX_N as usize], x: u32, y: u32, xy: bool, yx: bool);
+    /// Rows `0..n-2` are placed (`cols_before[r]`: the columns taken by rows `0..r`, for
+    /// `r <= n - 2`), and the two remaining columns are `x < y`. `xy`: placing `x` in row
+    /// `n - 2` and `y` in row `n - 1` is a solution; `yx`: the other way round is one.
+    fn pair(&mut self, cols_before: &[u32; MAX_N as usize], x: u32, y: u32, xy: bool, yx: bool);
 }
 
 /// Counts solutions; used where every solution found is canonical with a class of eight.
@@ -53,7 +35,7 @@ pub struct Count(pub u64);
 
 impl Leaves for Count {
     #[inline(always)]
-    fn pair(&mut self, _: &[Frame; MAX_N as usize], _: u32, _: u32, xy: bool, yx: bool) {
+    fn pair(&mut self, _: &[u32; MAX_N as usize], _: u32, _: u32, xy: bool, yx: bool) {
         self.0 += u64::from(xy) + u64::from(yx);
     }
 }
@@ -107,40 +89,37 @@ pub fn search<L: Leaves>(
         dead_row: rows.deadline.0,
         dead_cols: rows.deadline.1,
     };
-    let mut frames = [Frame::default(); MAX_N as usize];
-    for (f, &cols) in frames.iter_mut().zip(prefix_cols).take(first as usize) {
-        f.cols = cols;
-    }
+    let mut cols_before = *prefix_cols;
     match n - first {
-        3 => level3(&c, m, &mut frames, leaves),
-        4 => level4(&c, m, &mut frames, leaves),
-        5 => level5(&c, m, &mut frames, leaves),
-        6 => level6(&c, m, &mut frames, leaves),
-        7 => level7(&c, m, &mut frames, leaves),
-        8 => level8(&c, m, &mut frames, leaves),
-        9 => level9(&c, m, &mut frames, leaves),
-        10 => level10(&c, m, &mut frames, leaves),
-        11 => level11(&c, m, &mut frames, leaves),
-        12 => level12(&c, m, &mut frames, leaves),
-        13 => level13(&c, m, &mut frames, leaves),
-        14 => level14(&c, m, &mut frames, leaves),
-        15 => level15(&c, m, &mut frames, leaves),
-        16 => level16(&c, m, &mut frames, leaves),
-        17 => level17(&c, m, &mut frames, leaves),
-        18 => level18(&c, m, &mut frames, leaves),
-        19 => level19(&c, m, &mut frames, leaves),
-        20 => level20(&c, m, &mut frames, leaves),
-        21 => level21(&c, m, &mut frames, leaves),
-        22 => level22(&c, m, &mut frames, leaves),
-        23 => level23(&c, m, &mut frames, leaves),
-        24 => level24(&c, m, &mut frames, leaves),
-        25 => level25(&c, m, &mut frames, leaves),
-        26 => level26(&c, m, &mut frames, leaves),
-        27 => level27(&c, m, &mut frames, leaves),
-        28 => level28(&c, m, &mut frames, leaves),
-        29 => level29(&c, m, &mut frames, leaves),
-        30 => level30(&c, m, &mut frames, leaves),
-        31 => level31(&c, m, &mut frames, leaves),
+        3 => level3(&c, m, &mut cols_before, leaves),
+        4 => level4(&c, m, &mut cols_before, leaves),
+        5 => level5(&c, m, &mut cols_before, leaves),
+        6 => level6(&c, m, &mut cols_before, leaves),
+        7 => level7(&c, m, &mut cols_before, leaves),
+        8 => level8(&c, m, &mut cols_before, leaves),
+        9 => level9(&c, m, &mut cols_before, leaves),
+        10 => level10(&c, m, &mut cols_before, leaves),
+        11 => level11(&c, m, &mut cols_before, leaves),
+        12 => level12(&c, m, &mut cols_before, leaves),
+        13 => level13(&c, m, &mut cols_before, leaves),
+        14 => level14(&c, m, &mut cols_before, leaves),
+        15 => level15(&c, m, &mut cols_before, leaves),
+        16 => level16(&c, m, &mut cols_before, leaves),
+        17 => level17(&c, m, &mut cols_before, leaves),
+        18 => level18(&c, m, &mut cols_before, leaves),
+        19 => level19(&c, m, &mut cols_before, leaves),
+        20 => level20(&c, m, &mut cols_before, leaves),
+        21 => level21(&c, m, &mut cols_before, leaves),
+        22 => level22(&c, m, &mut cols_before, leaves),
+        23 => level23(&c, m, &mut cols_before, leaves),
+        24 => level24(&c, m, &mut cols_before, leaves),
+        25 => level25(&c, m, &mut cols_before, leaves),
+        26 => level26(&c, m, &mut cols_before, leaves),
+        27 => level27(&c, m, &mut cols_before, leaves),
+        28 => level28(&c, m, &mut cols_before, leaves),
+        29 => level29(&c, m, &mut cols_before, leaves),
+        30 => level30(&c, m, &mut cols_before, leaves),
+        31 => level31(&c, m, &mut cols_before, leaves),
         _ => unreachable!("3 <= n - first <= 31"),
     }
 }
@@ -156,12 +135,12 @@ struct Ctx<'a> {
 
 /// The last two rows (`m`: the attacks on row `n - 2`).
 #[inline(always)]
-fn level2<L: Leaves>(c: &Ctx, m: Masks, frames: &mut [Frame; MAX_N as usize], leaves: &mut L) {
+fn level2<L: Leaves>(c: &Ctx, m: Masks, cols_before: &mut [u32; MAX_N as usize], leaves: &mut L) {
     let row = c.n - 2;
     let (xy, yx, x, y) = last_two(c.full, m, c.allow[row & 31], c.allow[(row + 1) & 31]);
     if xy | yx {
-        frames[row & 31].cols = m.cols;
-        leaves.pair(frames, x, y, xy, yx);
+        cols_before[row & 31] = m.cols;
+        leaves.pair(cols_before, x, y, xy, yx);
     }
 }
 
@@ -172,11 +151,11 @@ macro_rules! levels {
         fn $name<L: Leaves>(
             c: &Ctx,
             m: Masks,
-            frames: &mut [Frame; MAX_N as usize],
+            cols_before: &mut [u32; MAX_N as usize],
             leaves: &mut L,
         ) {
             let row = c.n - $k;
-            frames[row & 31].cols = m.cols;
+            cols_before[row & 31] = m.cols;
             // `allow` lies inside the board, so `!attacks & allow` needs no `& full`.
             let mut free = !(m.cols | m.diag_up | m.diag_down) & c.allow[row & 31];
             while free != 0 {
@@ -186,7 +165,7 @@ macro_rules! levels {
                 if row == c.dead_row && next.cols & c.dead_cols != c.dead_cols {
                     continue;
                 }
-                $inner(c, next, frames, leaves);
+                $inner(c, next, cols_before, leaves);
             }
         }
     )*};

@@ -62,7 +62,8 @@ impl Branch {
         let m = n - 1;
         let sides = 1 | 1 << m;
         let mut rows = Rows {
-            allow: *placed,
+            // Inside the board: the search relies on it.
+            allow: placed.map(|r| r & full),
             deadline: (MAX_N as usize, 0),
         };
         match self {

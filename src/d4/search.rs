@@ -13,7 +13,7 @@ use crate::kernel::{full_mask, Masks, MAX_N};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rows {
     /// `allow[r]`: the squares row `r` may use (the bound masks of the D4 method, and any
-    /// pre-placed queens).
+    /// pre-placed queens). Must lie inside the board (bits `0..n`).
     pub allow: [u32; MAX_N as usize],
     /// A column deadline `(row, cols)`: every column of `cols` must be taken once row `row` is
     /// placed (because the rows below may not use them). Pure pruning: without it the search
@@ -64,7 +64,7 @@ fn last_two(full: u32, next: Masks, allow_pen: u32, allow_last: u32) -> (bool, b
 /// row `r < first` are `prefix_cols[r]` and whose attacks on row `first` are `m`, and reports
 /// every solution to `leaves`.
 ///
-/// Each row has its own copy of the loop (`level3` .. `level31`, `k` = rows left), nested by
+/// Each row has its own copy of the loop (`level3` .. `level32`, `k` = rows left), nested by
 /// inlining: the state of every level stays in registers or its own stack slots, nothing is
 /// saved or restored by index, and every level's loop exit is a branch of its own, which the
 /// branch predictor learns separately. Two rows before the end exactly two columns `x < y` are
@@ -120,7 +120,8 @@ pub fn search<L: Leaves>(
         29 => level29(&c, m, &mut cols_before, leaves),
         30 => level30(&c, m, &mut cols_before, leaves),
         31 => level31(&c, m, &mut cols_before, leaves),
-        _ => unreachable!("3 <= n - first <= 31"),
+        32 => level32(&c, m, &mut cols_before, leaves),
+        _ => unreachable!("3 <= n - first <= 32"),
     }
 }
 
@@ -201,6 +202,7 @@ levels! {
     level29 29 level28;
     level30 30 level29;
     level31 31 level30;
+    level32 32 level31;
 }
 
 /// The number of nodes (queens placed in rows `first..n`) of the tree [`search`] walks, the

@@ -19,9 +19,11 @@
 
 pub mod engine;
 pub mod error;
+pub mod format;
 pub mod job;
 pub mod kernel;
 pub mod known;
+pub mod solutions;
 pub mod symmetry;
 pub mod units;
 

@@ -104,7 +104,11 @@ fn parse_printed(kind: Kind, n: usize, text: &str) -> Vec<Vec<u64>> {
     match kind {
         Kind::Columns => text
             .lines()
-            .map(|l| l.split(' ').map(|t| t.parse::<u64>().unwrap() - 1).collect())
+            .map(|l| {
+                l.split(' ')
+                    .map(|t| t.parse::<u64>().unwrap() - 1)
+                    .collect()
+            })
             .collect(),
         Kind::Json => text
             .lines()
@@ -171,7 +175,10 @@ fn unique_representatives_are_class_minima() {
         let job = Job::new(n).unwrap().with_unique(true);
         let reps = listed(&job);
         assert_eq!(reps.len() as u128, published(n).unwrap().unique, "n = {n}");
-        assert!(reps.windows(2).all(|w| w[0] < w[1]), "n = {n}: not in order");
+        assert!(
+            reps.windows(2).all(|w| w[0] < w[1]),
+            "n = {n}: not in order"
+        );
         for s in &reps {
             let imgs = images(s);
             assert!(imgs.iter().all(|i| is_solution(&to_u64(i))));

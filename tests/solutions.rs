@@ -50,11 +50,14 @@ fn listed(job: &Job) -> Vec<Vec<u8>> {
     out
 }
 
+/// A map of the squares of a board with largest index `m`: (m, row, col) to (row, col).
+type SquareMap = fn(usize, usize, usize) -> (usize, usize);
+
 /// The 8 images of a solution, each built from its squares by a coordinate map.
 fn images(s: &[u8]) -> Vec<Vec<u8>> {
     let n = s.len();
     let m = n - 1;
-    let maps: [fn(usize, usize, usize) -> (usize, usize); 8] = [
+    let maps: [SquareMap; 8] = [
         |_, r, c| (r, c),
         |m, r, c| (c, m - r),
         |m, r, c| (m - r, m - c),

@@ -1,13 +1,12 @@
 //! `nqueens list`: every solution, streamed in lexicographic order, in a chosen format.
 
-use super::{parse_n, UsageError};
+use super::{default_threads, parse_n, parse_threads, UsageError};
 use anyhow::Result;
 use clap::Args;
-use nqueens::format::{self, Kind, Printer};
-use nqueens::solutions::for_each_solution;
+use nqueens::format::Kind;
+use nqueens::solutions::{write_solutions, WriteError, WriteOptions};
 use nqueens::{Job, Queen};
 use std::io;
-use std::ops::ControlFlow;
 use std::process::ExitCode;
 
 /// List every solution for an N×N board, in lexicographic order of the column sequence.
@@ -29,6 +28,9 @@ pub struct ListArgs {
     /// Only solutions with a queen at row R, column C (1-based, row 1 at the top); repeatable.
     #[arg(long, value_name = "R,C", value_parser = parse_place)]
     place: Vec<Queen>,
+    /// Worker threads [default: all logical cores]; the output is the same for any number.
+    #[arg(short, long, value_parser = parse_threads)]
+    threads: Option<usize>,
 }
 
 /// Parses a format name.
@@ -57,32 +59,20 @@ pub fn check_unique_place(unique: bool, place: &[Queen]) -> Result<()> {
 
 pub fn run(args: &ListArgs) -> Result<ExitCode> {
     check_unique_place(args.unique, &args.place)?;
+    let threads = args.threads.unwrap_or_else(default_threads);
     let job = Job::new(args.n)?
-        .with_split_depth(1)?
+        // Units from the first 3 rows: small enough to keep every thread busy in order.
+        .with_split_depth(3.min(args.n))?
         .with_placed(&args.place)?
         .with_unique(args.unique);
-    let n = u64::from(args.n);
-    let fmt = args.format.format();
-    format::check_size(fmt.as_ref(), args.format.name(), n)?;
-    if args.limit == Some(0) {
-        return Ok(ExitCode::SUCCESS);
+    let opts = WriteOptions {
+        format: args.format,
+        limit: args.limit,
+        threads,
+    };
+    match write_solutions(&job, &opts, io::stdout().lock()) {
+        Ok(_) => Ok(ExitCode::SUCCESS),
+        Err(WriteError::Invalid(e)) => Err(e.into()),
+        Err(WriteError::Io(e)) => Err(e.into()),
     }
-    let mut printer = Printer::new(fmt, io::stdout().lock());
-    let mut failed: Option<io::Error> = None;
-    let _ = for_each_solution(&job, |s| {
-        if let Err(e) = printer.solution(n, s.iter().copied()) {
-            failed = Some(e);
-            return ControlFlow::Break(());
-        }
-        if Some(printer.written()) == args.limit {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    })?;
-    if let Some(e) = failed {
-        return Err(e.into());
-    }
-    drop(printer.finish()?);
-    Ok(ExitCode::SUCCESS)
 }

@@ -12,11 +12,11 @@ impl Format for Board {
         Some(MAX_BOARD_N)
     }
 
-    fn begin(&mut self, buf: &mut Vec<u8>, _n: u64, first: bool) {
-        if !first {
-            buf.push(b'\n');
-        }
+    fn separator(&self) -> &'static [u8] {
+        b"\n"
     }
+
+    fn begin(&mut self, _buf: &mut Vec<u8>, _n: u64) {}
 
     fn row(&mut self, buf: &mut Vec<u8>, n: u64, _row: u64, col: u64) {
         let start = buf.len();

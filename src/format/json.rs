@@ -6,7 +6,7 @@ use super::{push_number, Format};
 pub struct JsonLines;
 
 impl Format for JsonLines {
-    fn begin(&mut self, buf: &mut Vec<u8>, _n: u64, _first: bool) {
+    fn begin(&mut self, buf: &mut Vec<u8>, _n: u64) {
         buf.push(b'[');
     }
 

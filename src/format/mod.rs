@@ -29,8 +29,12 @@ pub trait Format {
     fn max_n(&self) -> Option<u64> {
         None
     }
-    /// Starts a solution of an `n`×`n` board; `first` says whether it is the first one written.
-    fn begin(&mut self, buf: &mut Vec<u8>, n: u64, first: bool);
+    /// What is written between two solutions (nothing, or an empty line).
+    fn separator(&self) -> &'static [u8] {
+        b""
+    }
+    /// Starts a solution of an `n`×`n` board.
+    fn begin(&mut self, buf: &mut Vec<u8>, n: u64);
     /// Writes the queen of the 0-based `row`, at the 0-based column `col`; rows come in order.
     fn row(&mut self, buf: &mut Vec<u8>, n: u64, row: u64, col: u64);
     /// Ends a solution.
@@ -135,7 +139,10 @@ impl<F: Format + ?Sized, W: Write> Printer<F, W> {
         I: IntoIterator,
         I::Item: Into<u64>,
     {
-        self.format.begin(&mut self.buf, n, self.written == 0);
+        if self.written > 0 {
+            self.buf.extend_from_slice(self.format.separator());
+        }
+        self.format.begin(&mut self.buf, n);
         for (row, c) in (0u64..).zip(cols) {
             self.format.row(&mut self.buf, n, row, c.into());
             if self.buf.len() >= FLUSH_AT {

@@ -30,6 +30,9 @@ use crate::symmetry;
 use crate::units::Plan;
 use std::ops::ControlFlow;
 
+mod write;
+pub use write::{write_solutions, WriteError, WriteOptions, MAX_PARALLEL_N, WINDOW_PER_THREAD};
+
 /// The largest board [`construct`] accepts: columns are written as `u32`-sized numbers.
 pub const MAX_CONSTRUCT_N: u64 = u32::MAX as u64;
 
@@ -155,12 +158,8 @@ pub fn for_each_solution<F>(job: &Job, mut f: F) -> Result<ControlFlow<()>>
 where
     F: FnMut(&[u8]) -> ControlFlow<()>,
 {
+    check_listing(job)?;
     let unique = job.unique();
-    if unique && !job.placed().is_empty() {
-        return Err(Error::Unsupported(
-            "unique solutions cannot be combined with pre-placed queens".into(),
-        ));
-    }
     let n = job.n();
     let plan = Plan::new(job.clone().with_method(Method::Plain));
     let rows = plan
@@ -170,14 +169,7 @@ where
     let mut cols = [0u8; MAX_N as usize];
     for unit in plan.units() {
         let prefix = unit.prefix();
-        // The smallest member s of a class is not greater than its mirror image, so neither is
-        // its prefix: units whose prefix is greater than its mirror hold no representative.
-        if unique
-            && prefix
-                .iter()
-                .map(|&c| n as u8 - 1 - c)
-                .lt(prefix.iter().copied())
-        {
+        if unique && !may_hold_canonical(n, prefix) {
             continue;
         }
         cols[..prefix.len()].copy_from_slice(prefix);
@@ -200,6 +192,23 @@ where
         }
     }
     Ok(ControlFlow::Continue(()))
+}
+
+/// Refuses what cannot be listed: unique solutions with pre-placed queens.
+fn check_listing(job: &Job) -> Result<()> {
+    if job.unique() && !job.placed().is_empty() {
+        return Err(Error::Unsupported(
+            "unique solutions cannot be combined with pre-placed queens".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a unit with this prefix can hold the smallest member of a class: that member is not
+/// greater than its mirror image, so neither is its prefix.
+fn may_hold_canonical(n: u32, prefix: &[u8]) -> bool {
+    let mirrored = prefix.iter().map(|&c| n as u8 - 1 - c);
+    mirrored.ge(prefix.iter().copied())
 }
 
 #[cfg(test)]

@@ -303,3 +303,35 @@ fn bad_input_is_one_line_and_exit_2() {
     usage_error(&["uva750"], Some("1\n1 1\n1 2\n"), "input line 3");
     usage_error(&["uva750"], Some("1\n1 a\n"), "input line 2");
 }
+
+#[test]
+fn list_output_does_not_depend_on_threads() {
+    let one = stdout_of(&["list", "12", "-t", "1"]);
+    assert_eq!(one.lines().count(), 14_200);
+    for t in ["2", "3", "7"] {
+        assert!(stdout_of(&["list", "12", "-t", t]) == one, "-t {t}");
+    }
+    let one = stdout_of(&["list", "11", "-f", "board", "--unique", "-t", "1"]);
+    assert_eq!(one.split("\n\n").count(), 341);
+    assert!(stdout_of(&["list", "11", "-f", "board", "--unique", "-t", "3"]) == one);
+}
+
+#[test]
+fn a_closed_pipe_ends_the_listing_quietly() {
+    let bin = assert_cmd::cargo::cargo_bin("nqueens");
+    let first_two = stdout_of(&["list", "16", "--limit", "2"]);
+    assert_eq!(first_two.lines().count(), 2);
+    for t in ["1", "2"] {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "'{}' list 16 -t {t} 2>err.txt | head -n 2; cat err.txt; rm -f err.txt",
+                bin.display()
+            ))
+            .current_dir(std::env::temp_dir())
+            .output()
+            .unwrap();
+        // The two lines, and nothing on stderr: a closed pipe is no error.
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), first_two, "-t {t}");
+    }
+}

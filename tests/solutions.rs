@@ -6,7 +6,7 @@ mod common;
 use common::naive_solutions;
 use nqueens::format::{uva750, Kind, Printer};
 use nqueens::known::published;
-use nqueens::solutions::{construct, for_each_solution};
+use nqueens::solutions::{construct, for_each_solution, write_solutions, WriteError, WriteOptions};
 use nqueens::{count, Error, Job, Method, Queen};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -347,4 +347,132 @@ fn uva750_output_for_two_datasets() {
         }
     }
     assert!(text.ends_with('\n') && !text.ends_with("\n\n"));
+}
+
+/// The serial reference output of a listing: [`for_each_solution`] through a [`Printer`].
+fn printed(job: &Job, kind: Kind, limit: Option<u64>) -> Vec<u8> {
+    let mut printer = Printer::new(kind.format(), Vec::new());
+    let n = u64::from(job.n());
+    let _ = for_each_solution(job, |s| {
+        if Some(printer.written()) == limit {
+            return ControlFlow::Break(());
+        }
+        printer.solution(n, s.iter().copied()).unwrap();
+        ControlFlow::Continue(())
+    })
+    .unwrap();
+    printer.finish().unwrap()
+}
+
+fn written(job: &Job, kind: Kind, limit: Option<u64>, threads: usize) -> (u64, Vec<u8>) {
+    let mut out = Vec::new();
+    let opts = WriteOptions {
+        format: kind,
+        limit,
+        threads,
+    };
+    let k = write_solutions(job, &opts, &mut out).unwrap();
+    (k, out)
+}
+
+#[test]
+fn parallel_writing_is_the_serial_output_for_any_thread_count() {
+    let q = |r, c| Queen::one_based(r, c).unwrap();
+    let mut jobs = Vec::new();
+    for n in 1..=11u32 {
+        for depth in 1..=n.min(3) {
+            jobs.push(Job::new(n).unwrap().with_split_depth(depth).unwrap());
+        }
+        jobs.push(Job::new(n).unwrap().with_unique(true));
+    }
+    jobs.push(Job::new(10).unwrap().with_placed(&[q(2, 3)]).unwrap());
+    jobs.push(
+        Job::new(11)
+            .unwrap()
+            .with_placed(&[q(1, 1), q(11, 10)])
+            .unwrap(),
+    );
+    for job in &jobs {
+        for kind in Kind::ALL {
+            let expect = printed(job, kind, None);
+            let count = listed(job).len() as u64;
+            for threads in [1, 2, 3, 8] {
+                let (k, out) = written(job, kind, None, threads);
+                assert_eq!(k, count, "{job:?} {kind} {threads}");
+                assert!(out == expect, "{job:?} {kind} on {threads} threads differs");
+            }
+        }
+    }
+}
+
+#[test]
+fn parallel_writing_crosses_chunks_and_stops_at_the_limit() {
+    // N = 12 boards: 14,200 solutions of 156 bytes, far more than one chunk.
+    let job = Job::new(12).unwrap().with_split_depth(3).unwrap();
+    for kind in [Kind::Board, Kind::Columns] {
+        let full = printed(&job, kind, None);
+        assert_eq!(written(&job, kind, None, 3).1, full, "{kind}");
+        for limit in [0u64, 1, 7, 1000, 5001, 14_200, 20_000] {
+            let expect = printed(&job, kind, Some(limit));
+            let (k, out) = written(&job, kind, Some(limit), 3);
+            assert_eq!(k, limit.min(14_200), "{kind} limit {limit}");
+            assert!(out == expect, "{kind} limit {limit}");
+            assert!(full.starts_with(&out));
+        }
+    }
+}
+
+/// A writer that fails once it has taken `room` bytes, like a closed pipe.
+struct Fails {
+    room: usize,
+}
+
+impl std::io::Write for Fails {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.room == 0 {
+            return Err(std::io::ErrorKind::BrokenPipe.into());
+        }
+        let k = buf.len().min(self.room);
+        self.room -= k;
+        Ok(k)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn writing_errors_stop_the_listing() {
+    let job = Job::new(14).unwrap().with_split_depth(3).unwrap();
+    for threads in [1, 2, 4] {
+        let opts = WriteOptions {
+            format: Kind::Columns,
+            limit: None,
+            threads,
+        };
+        let r = write_solutions(&job, &opts, Fails { room: 100_000 });
+        assert!(
+            matches!(r, Err(WriteError::Io(ref e)) if e.kind() == std::io::ErrorKind::BrokenPipe),
+            "{threads}: {r:?}"
+        );
+    }
+    let opts = WriteOptions {
+        format: Kind::Columns,
+        limit: None,
+        threads: 0,
+    };
+    assert!(matches!(
+        write_solutions(&job, &opts, Vec::new()),
+        Err(WriteError::Invalid(Error::ZeroThreads))
+    ));
+    let unique_placed = Job::new(8)
+        .unwrap()
+        .with_unique(true)
+        .with_placed(&[Queen { row: 0, col: 0 }])
+        .unwrap();
+    let opts = WriteOptions { threads: 2, ..opts };
+    assert!(matches!(
+        write_solutions(&unique_placed, &opts, Vec::new()),
+        Err(WriteError::Invalid(Error::Unsupported(_)))
+    ));
 }

@@ -59,6 +59,17 @@ pub enum WriteError {
 /// canonical members only with [`Job::unique`]) to `out` in `opts.format`, on `opts.threads`
 /// threads (for N up to [`MAX_PARALLEL_N`]); the output does not depend on the thread count.
 /// Returns the number written.
+///
+/// ```
+/// use nqueens::solutions::{write_solutions, WriteOptions};
+/// use nqueens::{format::Kind, Job};
+///
+/// let mut out = Vec::new();
+/// let opts = WriteOptions { format: Kind::Columns, limit: Some(2), threads: 2 };
+/// write_solutions(&Job::new(6)?, &opts, &mut out).unwrap();
+/// assert_eq!(out, b"2 4 6 1 3 5\n3 6 2 5 1 4\n");
+/// # Ok::<(), nqueens::Error>(())
+/// ```
 pub fn write_solutions<W: Write>(
     job: &Job,
     opts: &WriteOptions,

@@ -290,6 +290,17 @@ proptest! {
                 prop_assert_eq!(&listed(&job), &expect);
                 let total = count(&job, threads).unwrap().counts.total;
                 prop_assert_eq!(total, expect.len() as u128);
+                // The writer, on as many threads, prints exactly these, in order.
+                let text: String = expect
+                    .iter()
+                    .map(|s| {
+                        let cols: Vec<String> = s.iter().map(|c| (c + 1).to_string()).collect();
+                        cols.join(" ") + "\n"
+                    })
+                    .collect();
+                let (k, out) = written(&job, Kind::Columns, None, threads);
+                prop_assert_eq!(k, expect.len() as u64);
+                prop_assert_eq!(String::from_utf8(out).unwrap(), text);
             }
         }
     }

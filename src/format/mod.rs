@@ -176,8 +176,16 @@ impl<F: Format + ?Sized, W: Write> Printer<F, W> {
 /// Appends the decimal form of `v`.
 #[inline]
 fn push_number(buf: &mut Vec<u8>, v: u64) {
-    let mut digits = itoa::Buffer::new();
-    buf.extend_from_slice(digits.format(v).as_bytes());
+    // One and two digits (every listed board) without a copy call; itoa for the rest.
+    if v < 10 {
+        buf.push(b'0' + v as u8);
+    } else if v < 100 {
+        buf.push(b'0' + (v / 10) as u8);
+        buf.push(b'0' + (v % 10) as u8);
+    } else {
+        let mut digits = itoa::Buffer::new();
+        buf.extend_from_slice(digits.format(v).as_bytes());
+    }
 }
 
 #[cfg(test)]

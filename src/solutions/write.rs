@@ -2,10 +2,13 @@
 //!
 //! Workers take the job's work units in index order (lexicographic prefix order), search each
 //! with the kernel and format its solutions into chunks of bytes; the calling thread writes the
-//! chunks unit by unit, in index order, so the output is exactly the serial one. Memory stays
-//! bounded, whatever the number of solutions: a unit's chunks go through a small bounded
-//! channel, and no worker starts a unit more than [`WINDOW_PER_THREAD`] × threads units ahead of
-//! the one being written.
+//! chunks unit by unit, in index order, so the output is exactly the serial one.
+//!
+//! Memory stays bounded, whatever the number of solutions: the chunks waiting to be written
+//! share a budget of [`BUDGET_PER_THREAD`] bytes per thread. A worker on a later unit waits when
+//! the budget is spent; the worker on the unit being written only waits while a few of its own
+//! chunks are queued, so it can always go on, and nothing deadlocks. No worker starts a unit more
+//! than [`WINDOW_PER_THREAD`] × threads units ahead of the one being written.
 
 use crate::error::Error;
 use crate::format::{Format, Kind, Printer};
@@ -13,7 +16,7 @@ use crate::job::{Job, Method};
 use crate::kernel::{self, MAX_N};
 use crate::symmetry;
 use crate::units::{Plan, Unit};
-use crossbeam::channel::{self, Receiver};
+use crossbeam::channel::{self, Receiver, Sender};
 use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
 use std::ops::ControlFlow;
@@ -22,10 +25,12 @@ use std::sync::{Condvar, Mutex};
 
 /// Bytes a worker gathers before handing a chunk over.
 const CHUNK_BYTES: usize = 32 << 10;
-/// Chunks a unit's channel holds before its worker waits.
-const CHUNKS_IN_FLIGHT: usize = 2;
+/// Chunks of the unit being written that may wait before its worker waits.
+const CURRENT_UNIT_CHUNKS: usize = 4;
+/// Bytes per thread that may wait to be written, from units after the one being written.
+pub const BUDGET_PER_THREAD: usize = 512 << 10;
 /// How many units per thread may be started ahead of the one being written.
-pub const WINDOW_PER_THREAD: usize = 2;
+pub const WINDOW_PER_THREAD: usize = 16;
 
 /// The largest board listed by several threads. Workers search a few units ahead of the output,
 /// and a unit only notices a stop (limit reached, closed pipe) at its next solution; beyond this
@@ -134,6 +139,15 @@ impl Chunk {
     }
 }
 
+/// Where the writing stands: guarded by [`Shared::state`].
+#[derive(Default)]
+struct Progress {
+    /// Units fully written: the position of the unit being written.
+    units_written: usize,
+    /// Bytes sent by workers and not yet taken by the writer.
+    queued_bytes: usize,
+}
+
 /// What the workers and the writing thread share.
 struct Shared<'a> {
     plan: &'a Plan,
@@ -144,18 +158,60 @@ struct Shared<'a> {
     kind: Kind,
     next: AtomicUsize,
     stop: AtomicBool,
-    /// Units fully written so far, and its change signal.
-    written_units: Mutex<usize>,
-    advanced: Condvar,
+    state: Mutex<Progress>,
+    /// Signalled whenever the writer takes a chunk or moves on, and on a stop.
+    changed: Condvar,
     window: usize,
+    budget: usize,
 }
 
 impl Shared<'_> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Progress> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
     fn halt(&self) {
         self.stop.store(true, Ordering::Relaxed);
         // Taking the lock orders the store before any waiter's next check.
-        drop(self.written_units.lock().unwrap_or_else(|e| e.into_inner()));
-        self.advanced.notify_all();
+        drop(self.lock());
+        self.changed.notify_all();
+    }
+
+    /// Waits until the worker of the unit at `pos` may queue `len` more bytes on `tx`; false
+    /// when the run stopped.
+    fn reserve(&self, pos: usize, len: usize, tx: &Sender<Chunk>) -> bool {
+        let mut state = self.lock();
+        loop {
+            if self.stopped() {
+                return false;
+            }
+            let fits = if pos == state.units_written {
+                tx.len() < CURRENT_UNIT_CHUNKS
+            } else {
+                state.queued_bytes + len <= self.budget
+            };
+            if fits {
+                state.queued_bytes += len;
+                return true;
+            }
+            state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// The writer took a chunk of `len` bytes.
+    fn taken(&self, len: usize) {
+        self.lock().queued_bytes -= len;
+        self.changed.notify_all();
+    }
+
+    /// The writer finished the unit at `pos`.
+    fn advance(&self, pos: usize) {
+        self.lock().units_written = pos + 1;
+        self.changed.notify_all();
     }
 }
 
@@ -180,9 +236,10 @@ fn write_parallel<W: Write>(job: &Job, opts: &WriteOptions, out: W) -> Result<u6
         kind: opts.format,
         next: AtomicUsize::new(0),
         stop: AtomicBool::new(false),
-        written_units: Mutex::new(0),
-        advanced: Condvar::new(),
+        state: Mutex::new(Progress::default()),
+        changed: Condvar::new(),
         window: WINDOW_PER_THREAD * opts.threads,
+        budget: BUDGET_PER_THREAD * opts.threads,
     };
     let (announce_tx, announce_rx) = channel::unbounded::<(usize, Receiver<Chunk>)>();
     std::thread::scope(|scope| {
@@ -225,6 +282,7 @@ fn write_in_order<W: Write>(
             }
         };
         for chunk in rx.iter() {
+            shared.taken(chunk.bytes.len());
             let whole = separator.is_empty()
                 && opts
                     .limit
@@ -250,24 +308,20 @@ fn write_in_order<W: Write>(
         if Some(written) == opts.limit {
             break;
         }
-        *shared
-            .written_units
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = pos + 1;
-        shared.advanced.notify_all();
+        shared.advance(pos);
     }
     out.flush()?;
     Ok(written)
 }
 
 /// One worker: searches units in order and sends their formatted solutions.
-fn worker(shared: &Shared<'_>, announce: &channel::Sender<(usize, Receiver<Chunk>)>) {
+fn worker(shared: &Shared<'_>, announce: &Sender<(usize, Receiver<Chunk>)>) {
     let n = shared.plan.job().n();
     let n64 = u64::from(n);
     let mut format = shared.kind.format();
     let mut cols = [0u8; MAX_N as usize];
     loop {
-        if shared.stop.load(Ordering::Relaxed) {
+        if shared.stopped() {
             return;
         }
         let pos = shared.next.fetch_add(1, Ordering::Relaxed);
@@ -275,25 +329,24 @@ fn worker(shared: &Shared<'_>, announce: &channel::Sender<(usize, Receiver<Chunk
             return;
         };
         {
-            let mut done = shared
-                .written_units
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            while pos >= *done + shared.window && !shared.stop.load(Ordering::Relaxed) {
-                done = shared
-                    .advanced
-                    .wait(done)
+            let mut state = shared.lock();
+            while pos >= state.units_written + shared.window && !shared.stopped() {
+                state = shared
+                    .changed
+                    .wait(state)
                     .unwrap_or_else(|e| e.into_inner());
             }
         }
-        if shared.stop.load(Ordering::Relaxed) {
+        if shared.stopped() {
             return;
         }
-        let (tx, rx) = channel::bounded::<Chunk>(CHUNKS_IN_FLIGHT);
+        let (tx, rx) = channel::unbounded::<Chunk>();
         if announce.send((pos, rx)).is_err() {
             return;
         }
         let mut chunk = Chunk::new();
+        let send =
+            |chunk: Chunk| shared.reserve(pos, chunk.bytes.len(), &tx) && tx.send(chunk).is_ok();
         let prefix = unit.prefix();
         cols[..prefix.len()].copy_from_slice(prefix);
         let flow = kernel::visit(
@@ -304,7 +357,7 @@ fn worker(shared: &Shared<'_>, announce: &channel::Sender<(usize, Receiver<Chunk
             &mut cols,
             |s| {
                 // A halted run (limit reached, closed pipe) ends every unit at its next solution.
-                if shared.stop.load(Ordering::Relaxed) {
+                if shared.stopped() {
                     return ControlFlow::Break(());
                 }
                 if shared.unique && !symmetry::is_canonical(s) {
@@ -316,17 +369,16 @@ fn worker(shared: &Shared<'_>, announce: &channel::Sender<(usize, Receiver<Chunk
                 }
                 format.end(&mut chunk.bytes, n64);
                 chunk.ends.push(chunk.bytes.len() as u32);
-                if chunk.bytes.len() >= CHUNK_BYTES {
-                    let full = std::mem::replace(&mut chunk, Chunk::new());
-                    if tx.send(full).is_err() {
-                        return ControlFlow::Break(());
-                    }
+                if chunk.bytes.len() >= CHUNK_BYTES
+                    && !send(std::mem::replace(&mut chunk, Chunk::new()))
+                {
+                    return ControlFlow::Break(());
                 }
                 ControlFlow::Continue(())
             },
         );
         if flow.is_continue() && !chunk.ends.is_empty() {
-            let _ = tx.send(chunk);
+            send(chunk);
         }
     }
 }

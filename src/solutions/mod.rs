@@ -31,7 +31,9 @@ use crate::units::Plan;
 use std::ops::ControlFlow;
 
 mod write;
-pub use write::{write_solutions, WriteError, WriteOptions, MAX_PARALLEL_N, WINDOW_PER_THREAD};
+pub use write::{
+    write_solutions, WriteError, WriteOptions, BUDGET_PER_THREAD, MAX_PARALLEL_N, WINDOW_PER_THREAD,
+};
 
 /// The largest board [`construct`] accepts: columns are written as `u32`-sized numbers.
 pub const MAX_CONSTRUCT_N: u64 = u32::MAX as u64;

@@ -10,8 +10,11 @@ use std::process::ExitCode;
 /// The most input read: real judge inputs are far smaller.
 const MAX_INPUT: u64 = 16 << 20;
 
-/// Read UVa 750 datasets (their number, then a row and column per line) from standard input and
-/// print every 8-queens solution containing each queen, in the judge's format.
+/// Answer the judge problem UVa 750 (8 Queens Chess Problem) from standard input.
+///
+/// Reads the number of datasets, then a line with the row and column of a queen per dataset
+/// (blank lines anywhere), and prints, in the judge's exact format, every 8-queens solution
+/// containing each queen.
 #[derive(Args, Debug)]
 pub struct Uva750Args {}
 

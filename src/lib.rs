@@ -9,7 +9,7 @@
 //!
 //! Solutions themselves come from [`solutions`] (one solution for any N by an explicit
 //! construction; every solution of a job, streamed in lexicographic order) and are written by
-//! [`format`] (columns, board, matrix, JSON Lines, and the UVa 750 judge output).
+//! [`format`](mod@format) (columns, board, matrix, JSON Lines, and the UVa 750 judge output).
 //!
 //! ```
 //! use nqueens::{count, Job, Method};

@@ -336,3 +336,65 @@ fn a_closed_pipe_ends_the_listing_quietly() {
         assert_eq!(String::from_utf8(out.stdout).unwrap(), first_two, "-t {t}");
     }
 }
+
+#[test]
+#[ignore = "10^7 columns through the binary: a few seconds; run by scripts/slow-checks.sh"]
+fn solve_ten_million_through_the_binary() {
+    let text = stdout_of(&["solve", "10000000"]);
+    let cols: Vec<usize> = text
+        .trim_end()
+        .split(' ')
+        .map(|t| t.parse().unwrap())
+        .collect();
+    assert_eq!(cols.len(), 10_000_000);
+    assert!(valid(&cols));
+}
+
+mod place_property {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(40))]
+
+        #[test]
+        fn list_and_count_with_random_placements(
+            n in 1usize..=9,
+            raw in prop::collection::vec((1usize..=10, 1usize..=10), 1..=3),
+        ) {
+            let queens: Vec<(usize, usize)> =
+                raw.iter().map(|&(r, c)| ((r - 1) % (n + 1) + 1, (c - 1) % (n + 1) + 1)).collect();
+            let mut args = vec!["list".to_string(), n.to_string()];
+            for (r, c) in &queens {
+                args.push("--place".into());
+                args.push(format!("{r},{c}"));
+            }
+            // Brute force: the placement is valid when every queen is on the board and no two
+            // distinct ones share a row, a column or a diagonal.
+            let valid_placement = queens.iter().all(|&(r, c)| r <= n && c <= n)
+                && queens.iter().enumerate().all(|(i, &(r1, c1))| {
+                    queens[i + 1..].iter().all(|&(r2, c2)| {
+                        (r1, c1) == (r2, c2)
+                            || (r1 != r2 && c1 != c2 && r1.abs_diff(r2) != c1.abs_diff(c2))
+                    })
+                });
+            for cmd in ["list", "count"] {
+                args[0] = cmd.into();
+                let out = nq().args(&args).output().unwrap();
+                if !valid_placement {
+                    prop_assert_eq!(out.status.code(), Some(2), "{:?}", args);
+                    continue;
+                }
+                prop_assert!(out.status.success(), "{:?}", args);
+                let text = String::from_utf8(out.stdout).unwrap();
+                let expect =
+                    naive_one_based(n, |s| queens.iter().all(|&(r, c)| s[r - 1] == c - 1));
+                if cmd == "list" {
+                    prop_assert_eq!(columns(&text), expect);
+                } else {
+                    prop_assert_eq!(text, format!("{}\n", expect.len()));
+                }
+            }
+        }
+    }
+}

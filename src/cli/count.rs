@@ -31,6 +31,9 @@ pub struct CountArgs {
     /// Print one JSON object instead of the bare count.
     #[arg(long)]
     json: bool,
+    /// Count only solutions with a queen at row R, column C (1-based); repeatable.
+    #[arg(long, value_name = "R,C", value_parser = super::list::parse_place)]
+    place: Vec<nqueens::Queen>,
 }
 
 pub fn parse_method_arg(s: &str) -> Result<Method, String> {
@@ -67,7 +70,9 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
     let job = Job::new(args.n)?
         .with_method(args.method)
         .with_split_depth(depth)?
-        .with_unique(args.unique);
+        .with_unique(args.unique)
+        .with_placed(&args.place)?;
+    super::list::check_unique_place(args.unique, &args.place)?;
     let report = nqueens::count(&job, threads)?;
     print_report(&report, args.unique, args.json)?;
     Ok(ExitCode::SUCCESS)

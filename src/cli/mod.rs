@@ -1,6 +1,9 @@
 //! Command-line parsing and dispatch.
 
 mod count;
+mod list;
+mod solve;
+mod uva750;
 mod verify;
 
 use anyhow::Result;
@@ -22,6 +25,9 @@ pub struct Cli {
 enum Command {
     Count(count::CountArgs),
     Verify(verify::VerifyArgs),
+    Solve(solve::SolveArgs),
+    List(list::ListArgs),
+    Uva750(uva750::Uva750Args),
 }
 
 /// Parses the command line and runs it.
@@ -45,6 +51,9 @@ pub fn run() -> Result<ExitCode> {
         None => count::from_stdin(),
         Some(Command::Count(args)) => count::run(&args),
         Some(Command::Verify(args)) => verify::run(&args),
+        Some(Command::Solve(args)) => solve::run(&args),
+        Some(Command::List(args)) => list::run(&args),
+        Some(Command::Uva750(args)) => uva750::run(&args),
     }
 }
 

@@ -101,7 +101,7 @@ pub const FORMAT: &str = "nqueens-shard";
 pub const FORMAT_VERSION: u32 = 1;
 
 /// The result of one shard, as written to its file (JSON; the fields in this order).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ShardResult {
     /// Always [`FORMAT`].
@@ -122,8 +122,9 @@ pub struct ShardResult {
     pub elapsed_ms: u64,
     /// The machine that finished it.
     pub host: String,
-    /// The estimated imbalance of the whole split (see [`imbalance`]).
-    pub estimated_imbalance: f64,
+    /// The estimated imbalance of the whole split (see [`imbalance`]) in basis points (1/100 of
+    /// a percent); an integer, so that the checksum survives reading and writing exactly.
+    pub estimated_imbalance_bp: u64,
     /// SHA-256 of this JSON with `checksum` empty.
     pub checksum: String,
 }
@@ -149,7 +150,7 @@ impl ShardResult {
             unique: counts.unique,
             elapsed_ms: elapsed.as_millis() as u64,
             host: gethostname::gethostname().to_string_lossy().into_owned(),
-            estimated_imbalance,
+            estimated_imbalance_bp: (estimated_imbalance * 1e4).round() as u64,
             checksum: String::new(),
         };
         r.checksum = store::checksum(&serde_json::to_vec(&r).expect("serializable"));
@@ -166,7 +167,7 @@ impl ShardResult {
 
     /// The file content.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut bytes = serde_json::to_vec_pretty(self).expect("serializable");
+        let mut bytes = serde_json::to_vec(self).expect("serializable");
         bytes.push(b'\n');
         bytes
     }
@@ -346,5 +347,36 @@ mod tests {
         // More shards than units: some shards are empty, none is lost.
         let parts = assign(&[1, 1], 4);
         assert_eq!(parts.iter().map(Vec::len).sum::<usize>(), 2);
+    }
+
+    #[test]
+    fn result_files_round_trip_and_refuse_every_bit_flip() {
+        use crate::{Job, Plan};
+        let plan = Plan::new(Job::new(6).unwrap().with_split_depth(2).unwrap());
+        let id = Identity::of(&plan);
+        let spec = ShardSpec { index: 0, count: 1 };
+        let all: Vec<u32> = (0..plan.units().len() as u32).collect();
+        let counts = Counts {
+            total: 4,
+            unique: 0,
+        };
+        let r = ShardResult::new(id, spec, all, counts, Duration::from_millis(7), 0.123);
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.json");
+        r.save(&p).unwrap();
+        assert_eq!(ShardResult::load(&p).unwrap(), r);
+        let merged = merge_files(std::slice::from_ref(&p)).unwrap();
+        assert_eq!(merged.counts, counts);
+        let bytes = r.to_bytes();
+        for i in 0..bytes.len() {
+            for bit in 0..8 {
+                let mut b = bytes.clone();
+                b[i] ^= 1 << bit;
+                assert!(
+                    ShardResult::from_bytes(&p, &b).is_err(),
+                    "flip of bit {bit} of byte {i} accepted"
+                );
+            }
+        }
     }
 }

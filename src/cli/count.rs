@@ -31,6 +31,8 @@ pub struct CountArgs {
     /// Print one JSON object instead of the bare count.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    long: super::longrun::LongRunArgs,
 }
 
 pub fn parse_method_arg(s: &str) -> Result<Method, String> {
@@ -63,11 +65,15 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
     let threads = args.threads.unwrap_or_else(default_threads);
     let depth = args
         .split_depth
+        .or_else(|| args.long.default_depth(args.n))
         .unwrap_or_else(|| default_split_depth(args.n, threads));
     let job = Job::new(args.n)?
         .with_method(args.method)
         .with_split_depth(depth)?
         .with_unique(args.unique);
+    if args.long.active() {
+        return super::longrun::run(&args.long, job, threads, args.json);
+    }
     let report = nqueens::count(&job, threads)?;
     print_report(&report, args.unique, args.json)?;
     Ok(ExitCode::SUCCESS)

@@ -1,6 +1,9 @@
 //! Command-line parsing and dispatch.
 
 mod count;
+mod longrun;
+mod merge;
+mod progress;
 mod verify;
 
 use anyhow::Result;
@@ -22,6 +25,7 @@ pub struct Cli {
 enum Command {
     Count(count::CountArgs),
     Verify(verify::VerifyArgs),
+    Merge(merge::MergeArgs),
 }
 
 /// Parses the command line and runs it.
@@ -45,6 +49,7 @@ pub fn run() -> Result<ExitCode> {
         None => count::from_stdin(),
         Some(Command::Count(args)) => count::run(&args),
         Some(Command::Verify(args)) => verify::run(&args),
+        Some(Command::Merge(args)) => merge::run(&args),
     }
 }
 
@@ -59,6 +64,8 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
         e.is::<UsageError>()
             || e.downcast_ref::<nqueens::Error>()
                 .is_some_and(|e| !matches!(e, nqueens::Error::ThreadPool(_)))
+            || e.downcast_ref::<nqueens::store::StoreError>()
+                .is_some_and(|e| e.is_bad_input())
     });
     if usage {
         2

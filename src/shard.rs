@@ -179,9 +179,13 @@ impl ShardResult {
 
     /// Reads a shard file, checking its format and checksum.
     pub fn load(path: &Path) -> Result<ShardResult, StoreError> {
-        let bytes = store::read(path)?;
+        ShardResult::from_bytes(path, &store::read(path)?)
+    }
+
+    /// Parses shard-file content read from `path`.
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<ShardResult, StoreError> {
         let r: ShardResult =
-            store::parse_checked(path, &bytes, "shard file", |r: &mut ShardResult| {
+            store::parse_checked(path, bytes, "shard file", |r: &mut ShardResult| {
                 &mut r.checksum
             })?;
         let corrupt = |reason: String| StoreError::Corrupt {

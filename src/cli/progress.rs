@@ -79,11 +79,10 @@ impl Progress {
         self.draw();
     }
 
-    /// The run ended (finished or stopped): leave the last state on screen.
+    /// The run ended (finished or stopped): clear the bar, or print the last line in a log.
     pub fn finish(&mut self) {
         if let Some(bar) = &self.bar {
-            self.update_bar(bar);
-            bar.abandon();
+            bar.finish_and_clear();
         } else if let Mode::Lines(_) = self.mode {
             eprintln!("{}", self.line());
         }

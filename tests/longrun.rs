@@ -213,6 +213,12 @@ fn damaged_and_foreign_checkpoints_are_refused_and_left_untouched() {
         &ckpt,
         "a shard",
     );
+    // A checkpoint that cannot be written fails at once, as a failure (1), not bad input.
+    let nowhere = dir.path().join("no/such/dir/c.json");
+    nq().args(["count", "10", "--checkpoint", nowhere.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cannot write"));
     // The same job resumes from it, taking the depth from the checkpoint.
     nq().args(["count", "10", "--threads", "7", "--checkpoint", c])
         .assert()

@@ -192,6 +192,11 @@ pub fn run(args: &LongRunArgs, job: Job, threads: usize, json: bool) -> Result<E
         costs: &costs,
         error: None,
     };
+    if driver.path.is_some() && resumed == 0 {
+        // A first save at once: a path that cannot be written fails now, not after the first
+        // interval of work.
+        driver.save()?;
+    }
     let engine = Engine::new(threads)?;
     let opts = RunOptions {
         units: Some(todo),

@@ -129,26 +129,46 @@ fn send(sig: &str, pid: u32) {
 
 #[test]
 fn signals_save_the_checkpoint_and_exit_with_128_plus_the_signal() {
+    use std::io::BufRead;
     for (sig, code) in [("INT", 130), ("TERM", 143), ("HUP", 129)] {
         let dir = tempfile::tempdir().unwrap();
         let ckpt = dir.path().join("ckpt.json");
         let mut args = long_args(15, &ckpt);
-        // No periodic saves: the checkpoint must come from the signal.
+        // No periodic saves: the finished units can only be saved on the signal. A progress
+        // line per unit tells when the first units are done.
         let every = args.iter().position(|a| a == "--checkpoint-every").unwrap();
         args[every + 1] = "1000".into();
-        let child = spawn(&args);
-        std::thread::sleep(Duration::from_millis(300));
+        args.retain(|a| a != "--quiet");
+        args.extend(["--progress", "--progress-every", "0"].map(String::from));
+        let mut child = spawn(&args);
+        let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            for line in stderr.lines() {
+                let line = line.unwrap();
+                if line.contains("progress:") && !line.contains(" work, 0/") {
+                    let _ = tx.send(());
+                }
+                text.push_str(&line);
+                text.push('\n');
+            }
+            text
+        });
+        rx.recv_timeout(Duration::from_secs(30))
+            .expect("no progress");
         send(sig, child.id());
         let sent = Instant::now();
-        let out = child.wait_with_output().unwrap();
+        let status = child.wait().unwrap();
         assert!(
             sent.elapsed() < Duration::from_secs(3),
             "SIG{sig}: slow exit"
         );
-        assert_eq!(out.status.code(), Some(code), "SIG{sig}: {out:?}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stderr = reader.join().unwrap();
+        assert_eq!(status.code(), Some(code), "SIG{sig}: {stderr}");
         assert!(stderr.contains("stopped by signal"), "{stderr}");
         let c = Checkpoint::load(&ckpt).expect("checkpoint written on the signal");
+        assert!(!c.done.is_empty(), "SIG{sig}: finished units not saved");
         assert!(
             c.done.len() < c.identity.units as usize,
             "SIG{sig} came too late"
@@ -342,7 +362,12 @@ fn a_killed_and_resumed_shard_writes_the_same_result() {
     let resumed = dir.path().join("resumed.json");
     let args = shard_args(&ckpt, &resumed);
     let mut child = spawn(&args);
-    std::thread::sleep(Duration::from_millis(250));
+    // Killed once some units are saved, long before the shard can finish.
+    let t0 = Instant::now();
+    while Checkpoint::load(&ckpt).map_or(true, |c| c.done.is_empty()) {
+        assert!(t0.elapsed() < Duration::from_secs(30), "no checkpoint");
+        std::thread::sleep(Duration::from_millis(5));
+    }
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(!resumed.exists(), "the shard finished before the kill");

@@ -278,6 +278,17 @@ fn merged_shards_equal_the_whole_count() {
             .success()
             .stdout(format!("{}\n", published(n).unwrap().total));
     }
+    // A whole run with --out prints its count and writes a one-shard result file.
+    let whole = dir.path().join("whole.json");
+    nq().args(["count", "9", "--quiet", "--out", whole.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout("352\n");
+    nq().arg("merge")
+        .arg(&whole)
+        .assert()
+        .success()
+        .stdout("352\n");
     // Unique counts add up too, and --json tells the job.
     let files = shard_files(dir.path(), 11, 4, &["--unique", "--method", "plain"]);
     nq().arg("merge")

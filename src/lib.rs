@@ -21,13 +21,17 @@
 //! # Ok::<(), nqueens::Error>(())
 //! ```
 
+pub mod checkpoint;
+pub mod cost;
 pub mod engine;
 pub mod error;
 pub mod format;
 pub mod job;
 pub mod kernel;
 pub mod known;
+pub mod shard;
 pub mod solutions;
+pub mod store;
 pub mod symmetry;
 pub mod units;
 

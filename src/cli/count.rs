@@ -34,6 +34,8 @@ pub struct CountArgs {
     /// Count only solutions with a queen at row R, column C (1-based); repeatable.
     #[arg(long, value_name = "R,C", value_parser = super::list::parse_place)]
     place: Vec<nqueens::Queen>,
+    #[command(flatten)]
+    long: super::longrun::LongRunArgs,
 }
 
 pub fn parse_method_arg(s: &str) -> Result<Method, String> {
@@ -66,6 +68,7 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
     let threads = args.threads.unwrap_or_else(default_threads);
     let depth = args
         .split_depth
+        .or_else(|| args.long.default_depth(args.n))
         .unwrap_or_else(|| default_split_depth(args.n, threads));
     let job = Job::new(args.n)?
         .with_method(args.method)
@@ -73,6 +76,9 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
         .with_unique(args.unique)
         .with_placed(&args.place)?;
     super::list::check_unique_place(args.unique, &args.place)?;
+    if args.long.active() {
+        return super::longrun::run(&args.long, job, threads, args.json);
+    }
     let report = nqueens::count(&job, threads)?;
     print_report(&report, args.unique, args.json)?;
     Ok(ExitCode::SUCCESS)

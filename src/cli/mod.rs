@@ -2,6 +2,9 @@
 
 mod count;
 mod list;
+mod longrun;
+mod merge;
+mod progress;
 mod solve;
 mod uva750;
 mod verify;
@@ -28,6 +31,7 @@ enum Command {
     Solve(solve::SolveArgs),
     List(list::ListArgs),
     Uva750(uva750::Uva750Args),
+    Merge(merge::MergeArgs),
 }
 
 /// Parses the command line and runs it.
@@ -54,6 +58,7 @@ pub fn run() -> Result<ExitCode> {
         Some(Command::Solve(args)) => solve::run(&args),
         Some(Command::List(args)) => list::run(&args),
         Some(Command::Uva750(args)) => uva750::run(&args),
+        Some(Command::Merge(args)) => merge::run(&args),
     }
 }
 
@@ -68,6 +73,8 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
         e.is::<UsageError>()
             || e.downcast_ref::<nqueens::Error>()
                 .is_some_and(|e| !matches!(e, nqueens::Error::ThreadPool(_)))
+            || e.downcast_ref::<nqueens::store::StoreError>()
+                .is_some_and(|e| e.is_bad_input())
     });
     if usage {
         2

@@ -17,6 +17,7 @@
 //! # Ok::<(), nqueens::Error>(())
 //! ```
 
+pub mod bench;
 pub mod engine;
 pub mod error;
 pub mod job;

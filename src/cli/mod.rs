@@ -1,5 +1,6 @@
 //! Command-line parsing and dispatch.
 
+mod bench;
 mod count;
 mod verify;
 
@@ -22,6 +23,7 @@ pub struct Cli {
 enum Command {
     Count(count::CountArgs),
     Verify(verify::VerifyArgs),
+    Bench(bench::BenchArgs),
 }
 
 /// Parses the command line and runs it.
@@ -45,6 +47,7 @@ pub fn run() -> Result<ExitCode> {
         None => count::from_stdin(),
         Some(Command::Count(args)) => count::run(&args),
         Some(Command::Verify(args)) => verify::run(&args),
+        Some(Command::Bench(args)) => bench::run(&args),
     }
 }
 

@@ -182,6 +182,33 @@ pub struct Report {
     /// One row per configuration: per N the serial solver, then the engine at each thread count
     /// and split depth.
     pub rows: Vec<Row>,
+    /// The load balance the engine's scheduling alone would give at [`PROJECTED_THREADS`],
+    /// replayed from the unit costs of the fastest 1-thread run of every N and split depth
+    /// (empty when 1 is not among the thread counts).
+    pub projections: Vec<ProjectionRow>,
+}
+
+/// The thread counts the load balance is projected to.
+pub const PROJECTED_THREADS: [usize; 8] = [2, 4, 8, 16, 32, 64, 128, 256];
+
+/// The load balance of one plan replayed on more workers than the machine has: the units' costs
+/// measured on one thread, handed out in index order to whichever simulated worker is free
+/// first, as the engine does. It bounds the efficiency from load balance alone (no memory or
+/// frequency effects).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ProjectionRow {
+    /// Board size.
+    pub n: u32,
+    /// Rows fixed by each work unit.
+    pub split_depth: u32,
+    /// Number of work units.
+    pub units: usize,
+    /// Simulated worker threads.
+    pub threads: usize,
+    /// Total unit time ÷ (threads × makespan): the best efficiency this plan allows.
+    pub efficiency_bound: f64,
+    /// The share of the makespan after the first simulated worker ran out of units.
+    pub tail_share: f64,
 }
 
 /// Why a benchmark failed.
@@ -292,6 +319,8 @@ struct Samples {
     cpu: Vec<f64>,
     unit_spread: Vec<f64>,
     tail: Vec<f64>,
+    /// Unit costs (seconds, in start order) of the fastest run so far.
+    fastest_costs: Vec<f64>,
 }
 
 /// The search nodes of a whole plan, counted on the global rayon pool (outside any timing).
@@ -333,6 +362,7 @@ pub fn run(
     progress.start(configs_per_n * ns.clone().count() as u64 * settings.repeat as u64);
 
     let mut rows = Vec::new();
+    let mut projections = Vec::new();
     let mut nodes_cache: BTreeMap<(u32, u32), u64> = BTreeMap::new();
     for n in ns {
         let expect = want[&n];
@@ -397,6 +427,11 @@ pub fn run(
                         return Err(BenchError::Interrupted { n, config });
                     }
                     check(&config, out.counts.total)?;
+                    if s.wall.iter().all(|&w| wall < w) {
+                        // One worker runs the units in index order: arrival order is index order.
+                        s.fastest_costs =
+                            timings.0.iter().map(|t| t.elapsed.as_secs_f64()).collect();
+                    }
                     s.wall.push(wall);
                     s.cpu.extend(cpu);
                     if let Some(b) = stats::balance(&timings.0, t) {
@@ -404,6 +439,20 @@ pub fn run(
                         s.tail.push(b.tail_share);
                     }
                     progress.run_done();
+                }
+                if t == 1 {
+                    for threads in PROJECTED_THREADS {
+                        if let Some(p) = stats::project(&s.fastest_costs, threads) {
+                            projections.push(ProjectionRow {
+                                n,
+                                split_depth: k,
+                                units: plan.units().len(),
+                                threads,
+                                efficiency_bound: p.efficiency_bound,
+                                tail_share: p.tail_share,
+                            });
+                        }
+                    }
                 }
                 let nodes = match nodes_cache.get(&(n, k)) {
                     Some(&nodes) => nodes,
@@ -439,6 +488,7 @@ pub fn run(
                      nodes_per_s = nodes / median_s"
             .into(),
         rows,
+        projections,
     })
 }
 
@@ -625,6 +675,12 @@ mod tests {
         assert_eq!(report.rows[0].speedup, Some(1.0));
         assert_eq!(report.rows[0].solver, Solver::Serial);
         assert_eq!(report.schema_version, SCHEMA_VERSION);
+        // Projections from the 1-thread runs: every N (one default depth each) at 8 counts.
+        assert_eq!(report.projections.len(), 3 * PROJECTED_THREADS.len());
+        for p in &report.projections {
+            assert!(p.efficiency_bound > 0.0 && p.efficiency_bound <= 1.0 + 1e-9);
+            assert!((0.0..=1.0).contains(&p.tail_share));
+        }
     }
 
     #[test]

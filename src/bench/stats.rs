@@ -79,6 +79,48 @@ pub fn balance(timings: &[UnitTiming], threads: usize) -> Option<Balance> {
     })
 }
 
+/// What the engine's scheduling alone would give on `threads` workers, from unit costs
+/// measured in one run: the load-balance bound on efficiency, free of every other cost.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Projection {
+    /// Total unit time ÷ (threads × makespan): 1.0 when no worker ever waits.
+    pub efficiency_bound: f64,
+    /// The share of the makespan after the first worker ran out of units.
+    pub tail_share: f64,
+}
+
+/// Replays the engine's scheduling on `threads` workers: units are taken in the order of
+/// `costs` (seconds each), each by the first worker to be free. `None` without units.
+pub fn project(costs: &[f64], threads: usize) -> Option<Projection> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    if costs.is_empty() {
+        return None;
+    }
+    let threads = threads.max(1);
+    // Finish times as integer nanoseconds, so that the heap is totally ordered.
+    let mut free: BinaryHeap<Reverse<u64>> = (0..threads).map(|_| Reverse(0)).collect();
+    for &c in costs {
+        let Reverse(at) = free.pop().expect("threads >= 1");
+        free.push(Reverse(at + (c.max(0.0) * 1e9) as u64));
+    }
+    let finish: Vec<u64> = free.into_iter().map(|Reverse(t)| t).collect();
+    let end = *finish.iter().max().expect("threads >= 1") as f64;
+    let first_idle = *finish.iter().min().expect("threads >= 1") as f64;
+    let work: f64 = costs.iter().map(|c| (c.max(0.0) * 1e9).floor()).sum();
+    Some(if end > 0.0 {
+        Projection {
+            efficiency_bound: work / (threads as f64 * end),
+            tail_share: (end - first_idle) / end,
+        }
+    } else {
+        Projection {
+            efficiency_bound: 1.0,
+            tail_share: 0.0,
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,5 +169,24 @@ mod tests {
         let b = balance(&[t(0, 0, 10)], 3).unwrap();
         assert_eq!(b.tail_share, 1.0);
         assert_eq!(balance(&[], 2), None);
+    }
+
+    #[test]
+    fn projections_replay_the_scheduling() {
+        // Four equal units on two workers: perfect.
+        let p = project(&[1.0; 4], 2).unwrap();
+        assert_eq!((p.efficiency_bound, p.tail_share), (1.0, 0.0));
+        // A big unit last: worker 0 takes 1, worker 1 takes 1, then worker 0 takes the 4.
+        // Makespan 5, work 6 on 2 workers: 0.6; worker 1 idle from 1 of 5: tail 0.8.
+        let p = project(&[1.0, 1.0, 4.0], 2).unwrap();
+        assert!((p.efficiency_bound - 0.6).abs() < 1e-9);
+        assert!((p.tail_share - 0.8).abs() < 1e-9);
+        // The big unit first: 4 | 1+1: makespan 4, efficiency 6/8.
+        let p = project(&[4.0, 1.0, 1.0], 2).unwrap();
+        assert!((p.efficiency_bound - 0.75).abs() < 1e-9);
+        // One thread is always perfect; more threads than units leave workers idle.
+        assert_eq!(project(&[3.0, 1.0], 1).unwrap().efficiency_bound, 1.0);
+        assert!((project(&[1.0, 1.0], 4).unwrap().efficiency_bound - 0.5).abs() < 1e-9);
+        assert_eq!(project(&[], 4), None);
     }
 }

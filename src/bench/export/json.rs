@@ -56,5 +56,11 @@ mod tests {
         assert_eq!(rows[2]["threads"], 2);
         assert_eq!(rows[2]["solutions"], 724);
         assert!(rows[2]["efficiency"].as_f64().unwrap() > 0.0);
+        let p = &v["projections"][1];
+        assert_eq!(
+            (p["n"].as_u64(), p["threads"].as_u64()),
+            (Some(11), Some(4))
+        );
+        assert_eq!(p["efficiency_bound"], 0.9);
     }
 }

@@ -128,6 +128,44 @@ impl Exporter for Markdown {
                 );
             }
         }
+        if !report.projections.is_empty() {
+            let threads: Vec<usize> = {
+                let mut t: Vec<usize> = report.projections.iter().map(|p| p.threads).collect();
+                t.sort_unstable();
+                t.dedup();
+                t
+            };
+            let _ = writeln!(s, "\n## Projected load balance\n");
+            let _ = writeln!(
+                s,
+                "The best efficiency the work units allow at more threads than this machine \
+                 has: the unit costs of the fastest 1-thread run, handed out in index order to \
+                 whichever simulated worker is free first, as the engine does (load balance \
+                 only: no memory, frequency or scheduling-overhead effects).\n"
+            );
+            let heads: Vec<String> = threads.iter().map(|t| format!("{t} threads")).collect();
+            let _ = writeln!(s, "| N | depth | units | {} |", heads.join(" | "));
+            let _ = writeln!(s, "|---:|---:|---:|{}", "---:|".repeat(threads.len()));
+            let mut keys: Vec<(u32, u32, usize)> = report
+                .projections
+                .iter()
+                .map(|p| (p.n, p.split_depth, p.units))
+                .collect();
+            keys.dedup();
+            for (n, k, units) in keys {
+                let cells: Vec<String> = threads
+                    .iter()
+                    .map(|&t| {
+                        report
+                            .projections
+                            .iter()
+                            .find(|p| (p.n, p.split_depth, p.threads) == (n, k, t))
+                            .map_or("–".into(), |p| format!("{:.2}", p.efficiency_bound))
+                    })
+                    .collect();
+                let _ = writeln!(s, "| {n} | {k} | {units} | {} |", cells.join(" | "));
+            }
+        }
         Ok(s.into_bytes())
     }
 }
@@ -153,9 +191,12 @@ mod tests {
         let text = String::from_utf8(Markdown.render(&sample()).unwrap()).unwrap();
         assert!(text.contains("Some CPU, 2 logical / 1 physical cores"));
         assert!(text.contains("| N | solver | threads |"));
-        // 6 rows in the main table, 2 (the 2-thread rows) in the load-balance table.
-        assert_eq!(text.lines().filter(|l| l.starts_with("| 1")).count(), 8);
+        // 6 rows in the main table, 2 (the 2-thread rows) in the load-balance table, 1 in the
+        // projections.
+        assert_eq!(text.lines().filter(|l| l.starts_with("| 1")).count(), 9);
         assert!(text.contains("## Load balance"));
         assert!(text.contains("| 10 | 2 | 2 | 35 | 3.5 | 4.0 % |"));
+        assert!(text.contains("| N | depth | units | 2 threads | 4 threads |"));
+        assert!(text.contains("| 11 | 2 | 35 | 0.99 | 0.90 |"));
     }
 }

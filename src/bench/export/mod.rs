@@ -76,7 +76,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 pub(crate) mod tests {
     use crate::bench::machine::Machine;
-    use crate::bench::{Report, Row, Settings, Solver, SCHEMA_VERSION};
+    use crate::bench::{ProjectionRow, Report, Row, Settings, Solver, SCHEMA_VERSION};
 
     /// A small fixed report: N = 10 and 11, serial and engine on 1 and 2 threads.
     pub fn sample() -> Report {
@@ -134,6 +134,17 @@ pub(crate) mod tests {
             },
             nodes_note: "nodes".into(),
             rows,
+            projections: [2, 4]
+                .into_iter()
+                .map(|t| ProjectionRow {
+                    n: 11,
+                    split_depth: 2,
+                    units: 35,
+                    threads: t,
+                    efficiency_bound: if t == 2 { 0.99 } else { 0.9 },
+                    tail_share: if t == 2 { 0.01 } else { 0.1 },
+                })
+                .collect(),
         }
     }
 

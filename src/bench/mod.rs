@@ -183,8 +183,8 @@ pub struct Report {
     /// and split depth.
     pub rows: Vec<Row>,
     /// The load balance the engine's scheduling alone would give at [`PROJECTED_THREADS`],
-    /// replayed from the unit costs of the fastest 1-thread run of every N and split depth
-    /// (empty when 1 is not among the thread counts).
+    /// replayed from the unit costs of the 1-thread runs of every N and split depth (each unit's
+    /// cheapest time over the runs); empty when 1 is not among the thread counts.
     pub projections: Vec<ProjectionRow>,
 }
 
@@ -192,7 +192,7 @@ pub struct Report {
 pub const PROJECTED_THREADS: [usize; 8] = [2, 4, 8, 16, 32, 64, 128, 256];
 
 /// The load balance of one plan replayed on more workers than the machine has: the units' costs
-/// measured on one thread, handed out in index order to whichever simulated worker is free
+/// measured on one thread (each unit's cheapest time over the runs), handed out in index order to whichever simulated worker is free
 /// first, as the engine does. It bounds the efficiency from load balance alone (no memory or
 /// frequency effects).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -319,8 +319,8 @@ struct Samples {
     cpu: Vec<f64>,
     unit_spread: Vec<f64>,
     tail: Vec<f64>,
-    /// Unit costs (seconds, in start order) of the fastest run so far.
-    fastest_costs: Vec<f64>,
+    /// 1 thread only: every unit's cheapest time over the runs, seconds, in index order.
+    unit_costs: Vec<f64>,
 }
 
 /// The search nodes of a whole plan, counted on the global rayon pool (outside any timing).
@@ -427,10 +427,19 @@ pub fn run(
                         return Err(BenchError::Interrupted { n, config });
                     }
                     check(&config, out.counts.total)?;
-                    if s.wall.iter().all(|&w| wall < w) {
-                        // One worker runs the units in index order: arrival order is index order.
-                        s.fastest_costs =
-                            timings.0.iter().map(|t| t.elapsed.as_secs_f64()).collect();
+                    if t == 1 {
+                        // One worker runs the units in index order, so arrival order is index
+                        // order in every run: keep each unit's cheapest time, which filters out
+                        // the preemptions of a busy machine.
+                        let costs = timings.0.iter().map(|t| t.elapsed.as_secs_f64());
+                        if s.unit_costs.is_empty() {
+                            s.unit_costs = costs.collect();
+                        } else {
+                            s.unit_costs
+                                .iter_mut()
+                                .zip(costs)
+                                .for_each(|(m, c)| *m = m.min(c));
+                        }
                     }
                     s.wall.push(wall);
                     s.cpu.extend(cpu);
@@ -442,7 +451,7 @@ pub fn run(
                 }
                 if t == 1 {
                     for threads in PROJECTED_THREADS {
-                        if let Some(p) = stats::project(&s.fastest_costs, threads) {
+                        if let Some(p) = stats::project(&s.unit_costs, threads) {
                             projections.push(ProjectionRow {
                                 n,
                                 split_depth: k,

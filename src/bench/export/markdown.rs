@@ -139,7 +139,7 @@ impl Exporter for Markdown {
             let _ = writeln!(
                 s,
                 "The best efficiency the work units allow at more threads than this machine \
-                 has: the unit costs of the fastest 1-thread run, handed out in index order to \
+                 has: the unit costs measured on 1 thread (each unit's cheapest time over the runs), handed out in index order to \
                  whichever simulated worker is free first, as the engine does (load balance \
                  only: no memory, frequency or scheduling-overhead effects).\n"
             );

@@ -680,6 +680,10 @@ mod tests {
             let e = r.efficiency.unwrap();
             assert!((e * r.threads as f64 - r.speedup.unwrap()).abs() < 1e-9);
         }
+        // The serial solver's node counts against a textbook recount of its tree.
+        for r in report.rows.iter().filter(|r| r.solver == Solver::Serial) {
+            assert_eq!(r.nodes, naive_serial_nodes(r.n), "N = {}", r.n);
+        }
         // The serial row is its own baseline.
         assert_eq!(report.rows[0].speedup, Some(1.0));
         assert_eq!(report.rows[0].solver, Solver::Serial);
@@ -690,6 +694,32 @@ mod tests {
             assert!(p.efficiency_bound > 0.0 && p.efficiency_bound <= 1.0 + 1e-9);
             assert!((0.0..=1.0).contains(&p.tail_share));
         }
+    }
+
+    /// The queens a mirror-halved search places below row 0 (first queen in the left half, or
+    /// the middle column), by plain recursion.
+    fn naive_serial_nodes(n: u32) -> u64 {
+        fn below(n: usize, cols: &mut Vec<usize>) -> u64 {
+            let row = cols.len();
+            if row == n {
+                return 0;
+            }
+            let mut nodes = 0;
+            for c in 0..n {
+                let safe = cols
+                    .iter()
+                    .enumerate()
+                    .all(|(r, &q)| q != c && q.abs_diff(c) != row - r);
+                if safe {
+                    cols.push(c);
+                    nodes += 1 + below(n, cols);
+                    cols.pop();
+                }
+            }
+            nodes
+        }
+        let n = n as usize;
+        (0..n.div_ceil(2)).map(|c| below(n, &mut vec![c])).sum()
     }
 
     #[test]

@@ -363,7 +363,6 @@ pub fn run(
 
     let mut rows = Vec::new();
     let mut projections = Vec::new();
-    let mut nodes_cache: BTreeMap<(u32, u32), u64> = BTreeMap::new();
     for n in ns {
         let expect = want[&n];
         let check = |config: &str, got: u128| {
@@ -390,11 +389,10 @@ pub fn run(
             s.cpu.extend(cpu);
             progress.run_done();
         }
-        progress.working_on(&format!("N={n} serial: counting search nodes"));
-        // The serial solver searches the same trees as mirror units of depth 1.
-        let serial_plan = Plan::new(job(n, 1, Some(Method::Mirror))?);
-        let serial_nodes = plan_nodes(&serial_plan);
         let baseline = stats::median(&s.wall).unwrap_or(f64::NAN);
+        // Nodes are counted once all of this N's timed runs are done (below), so that the
+        // counting threads never share the machine with a timed run.
+        let first_row = rows.len();
         rows.push(row(
             n,
             Solver::Serial,
@@ -403,7 +401,6 @@ pub fn run(
             None,
             None,
             expect,
-            serial_nodes,
             &s,
             baseline,
         ));
@@ -463,15 +460,6 @@ pub fn run(
                         }
                     }
                 }
-                let nodes = match nodes_cache.get(&(n, k)) {
-                    Some(&nodes) => nodes,
-                    None => {
-                        progress.working_on(&format!("N={n} depth {k}: counting search nodes"));
-                        let nodes = plan_nodes(&plan);
-                        nodes_cache.insert((n, k), nodes);
-                        nodes
-                    }
-                };
                 rows.push(row(
                     n,
                     Solver::Engine,
@@ -480,11 +468,31 @@ pub fn run(
                     Some(k),
                     Some(plan.units().len()),
                     expect,
-                    nodes,
                     &s,
                     baseline,
                 ));
             }
+        }
+
+        // Search nodes: of the serial solver (the same trees as mirror units of depth 1) and of
+        // every plan measured; one count per plan.
+        let mut nodes_by_depth: BTreeMap<Option<u32>, u64> = BTreeMap::new();
+        for r in &mut rows[first_row..] {
+            let nodes = match nodes_by_depth.get(&r.split_depth) {
+                Some(&nodes) => nodes,
+                None => {
+                    progress.working_on(&format!("N={n}: counting search nodes"));
+                    let plan = match r.split_depth {
+                        None => Plan::new(job(n, 1, Some(Method::Mirror))?),
+                        Some(k) => Plan::new(job(n, k, None)?),
+                    };
+                    let nodes = plan_nodes(&plan);
+                    nodes_by_depth.insert(r.split_depth, nodes);
+                    nodes
+                }
+            };
+            r.nodes = nodes;
+            r.nodes_per_s = stats::rate(nodes as f64, r.median_s);
         }
     }
     Ok(Report {
@@ -521,7 +529,6 @@ fn row(
     split_depth: Option<u32>,
     units: Option<usize>,
     solutions: u128,
-    nodes: u64,
     s: &Samples,
     baseline_s: f64,
 ) -> Row {
@@ -543,8 +550,9 @@ fn row(
         speedup,
         efficiency: speedup.map(|x| stats::efficiency(x, threads)),
         solutions_per_s: stats::rate(solutions as f64, median_s),
-        nodes,
-        nodes_per_s: stats::rate(nodes as f64, median_s),
+        // Filled in once the nodes are counted.
+        nodes: 0,
+        nodes_per_s: None,
         unit_max_over_mean: stats::median(&s.unit_spread),
         tail_share: stats::median(&s.tail),
     }

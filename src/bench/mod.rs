@@ -188,6 +188,32 @@ pub struct Report {
     pub projections: Vec<ProjectionRow>,
 }
 
+impl Report {
+    /// A warning when the machine was busy with other work: some run of at least 0.1 s got
+    /// less than 90 % of the CPU time its threads could use (CPU ÷ (wall × threads)), so its wall
+    /// time, and the speed-ups and efficiencies from it, understate what the code does.
+    pub fn busy_warning(&self) -> Option<String> {
+        let (share, r) = self
+            .rows
+            .iter()
+            .filter(|r| r.median_s >= 0.1)
+            .filter_map(|r| Some((r.cpu_s? / (r.median_s * r.threads as f64), r)))
+            .min_by(|a, b| a.0.total_cmp(&b.0))?;
+        (share < 0.9).then(|| {
+            format!(
+                "the machine was busy: N = {} {} on {} thread{} got {:.0} % of the CPU time its \
+                 threads could use (CPU ÷ (wall × threads)); wall times, speed-ups and \
+                 efficiencies here understate the code",
+                r.n,
+                r.solver,
+                r.threads,
+                if r.threads == 1 { "" } else { "s" },
+                100.0 * share
+            )
+        })
+    }
+}
+
 /// The thread counts the load balance is projected to.
 pub const PROJECTED_THREADS: [usize; 8] = [2, 4, 8, 16, 32, 64, 128, 256];
 
@@ -696,6 +722,8 @@ mod tests {
         assert_eq!(report.rows[0].speedup, Some(1.0));
         assert_eq!(report.rows[0].solver, Solver::Serial);
         assert_eq!(report.schema_version, SCHEMA_VERSION);
+        // Runs this short are never taken as a sign of a busy machine.
+        assert_eq!(report.busy_warning(), None);
         // Projections from the 1-thread runs: every N (one default depth each) at 8 counts.
         assert_eq!(report.projections.len(), 3 * PROJECTED_THREADS.len());
         for p in &report.projections {
@@ -758,6 +786,17 @@ mod tests {
             ),
             Err(BenchError::Invalid(_))
         ));
+    }
+
+    #[test]
+    fn a_busy_machine_is_reported() {
+        let mut report = export::tests::sample();
+        assert_eq!(report.busy_warning(), None);
+        // 2 threads for 0.5 s could use 1 s of CPU; 0.6 s is 60 %.
+        let r = &mut report.rows[5];
+        (r.median_s, r.cpu_s) = (0.5, Some(0.6));
+        let w = report.busy_warning().unwrap();
+        assert!(w.contains("N = 11 engine on 2 threads got 60 %"), "{w}");
     }
 
     #[test]

@@ -131,6 +131,9 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     let result = bench::run(&settings, machine, &expected, &mut progress);
     progress.0.finish_and_clear();
     let report = result.map_err(usage)?;
+    if let Some(w) = report.busy_warning() {
+        eprintln!("nqueens: warning: {w}");
+    }
     let written = export::write_all(&report, &out)?;
     for path in written {
         println!("{}", path.display());

@@ -64,7 +64,11 @@ impl Exporter for Markdown {
              speed-up ÷ threads; every count checked against the published value.",
             report.settings.repeat
         );
-        let _ = writeln!(s, "- Nodes: {}.\n", report.nodes_note);
+        let _ = writeln!(s, "- Nodes: {}.", report.nodes_note);
+        if let Some(w) = report.busy_warning() {
+            let _ = writeln!(s, "- **Warning**: {w}.");
+        }
+        let _ = writeln!(s);
         let _ = writeln!(
             s,
             "| N | solver | threads | depth | units | median (s) | min (s) | CPU (s) | speed-up | \
@@ -198,5 +202,10 @@ mod tests {
         assert!(text.contains("| 10 | 2 | 2 | 35 | 3.5 | 4.0 % |"));
         assert!(text.contains("| N | depth | units | 2 threads | 4 threads |"));
         assert!(text.contains("| 11 | 2 | 35 | 0.99 | 0.90 |"));
+        assert!(!text.contains("Warning"));
+        let mut busy = sample();
+        (busy.rows[5].median_s, busy.rows[5].cpu_s) = (0.5, Some(0.6));
+        let text = String::from_utf8(Markdown.render(&busy).unwrap()).unwrap();
+        assert!(text.contains("- **Warning**: the machine was busy"));
     }
 }

@@ -52,6 +52,12 @@ fn color(i: usize) -> RGBColor {
     C[i % C.len()]
 }
 
+/// A time axis label: the shortest decimal of `y` to six significant digits ("0.05", "20").
+fn seconds_label(y: f64) -> String {
+    let rounded: f64 = format!("{y:.5e}").parse().unwrap_or(y);
+    format!("{rounded}")
+}
+
 impl Exporter for ScalingPlot {
     fn file_name(&self) -> &'static str {
         "scaling.svg"
@@ -193,7 +199,7 @@ impl Exporter for TimePlot {
                 .x_desc("N")
                 .y_desc("median wall time (s, log scale)")
                 .x_labels((n_max - n_min + 1) as usize)
-                .y_label_formatter(&|y| format!("{y:.0e}"))
+                .y_label_formatter(&|y| seconds_label(*y))
                 .draw()
                 .map_err(|e| err(&e))?;
             for (i, (label, pts)) in lines.values().enumerate() {
@@ -238,6 +244,13 @@ mod tests {
         let time = String::from_utf8(TimePlot.render(&report).unwrap()).unwrap();
         assert!(time.starts_with("<svg"));
         assert!(time.contains("serial solver") && time.contains("engine, 2 threads"));
+    }
+
+    #[test]
+    fn time_labels_are_short_decimals() {
+        assert_eq!(seconds_label(0.09999999999), "0.1");
+        assert_eq!(seconds_label(20.000000001), "20");
+        assert_eq!(seconds_label(0.0005), "0.0005");
     }
 
     #[test]

@@ -21,6 +21,7 @@
 //! # Ok::<(), nqueens::Error>(())
 //! ```
 
+pub mod bench;
 pub mod checkpoint;
 pub mod cost;
 pub mod engine;

@@ -1,5 +1,6 @@
 //! Command-line parsing and dispatch.
 
+mod bench;
 mod count;
 mod list;
 mod longrun;
@@ -32,6 +33,7 @@ enum Command {
     List(list::ListArgs),
     Uva750(uva750::Uva750Args),
     Merge(merge::MergeArgs),
+    Bench(bench::BenchArgs),
 }
 
 /// Parses the command line and runs it.
@@ -59,6 +61,7 @@ pub fn run() -> Result<ExitCode> {
         Some(Command::List(args)) => list::run(&args),
         Some(Command::Uva750(args)) => uva750::run(&args),
         Some(Command::Merge(args)) => merge::run(&args),
+        Some(Command::Bench(args)) => bench::run(&args),
     }
 }
 

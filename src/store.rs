@@ -154,10 +154,16 @@ pub fn checksum(bytes: &[u8]) -> String {
 /// written and flushed to disk, renamed over `path`, and the directory is flushed, so that after
 /// a crash `path` holds either the old content or the new, never a mix.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let err = |source| StoreError::Write {
+    write_file_atomic(path, bytes).map_err(|source| StoreError::Write {
         path: path.to_path_buf(),
         source,
-    };
+    })
+}
+
+/// [`write_atomic`] with a plain I/O error, for files that are not part of a job (benchmark
+/// results). The file is readable by all, as a plainly created one would be (tempfile's default
+/// is owner-only).
+pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -166,16 +172,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(err)?;
-    tmp.write_all(bytes).map_err(err)?;
-    tmp.as_file().sync_all().map_err(err)?;
-    tmp.persist(path).map_err(|e| err(e.error))?;
-    sync_dir(dir).map_err(err)?;
-    Ok(())
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+    let mut tmp = builder.tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    sync_dir(dir)
 }
 
 #[cfg(unix)]

@@ -11,7 +11,6 @@ pub use self::markdown::Markdown;
 pub use self::svg::{ScalingPlot, TimePlot};
 
 use super::{BenchError, Report};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// One result file of a benchmark.
@@ -45,32 +44,10 @@ pub fn write_all(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, BenchError
     for exporter in all() {
         let bytes = exporter.render(report)?;
         let path = dir.join(exporter.file_name());
-        write_atomic(&path, &bytes).map_err(io(&path))?;
+        crate::store::write_file_atomic(&path, &bytes).map_err(io(&path))?;
         written.push(path);
     }
     Ok(written)
-}
-
-/// Writes `bytes` to `path` so that a reader sees the old file or the whole new one, never a
-/// part: a temporary file in the same folder, synced, renamed over `path`, then the folder
-/// synced.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    // Result files are for sharing: readable by all, as a plain created file would be
-    // (tempfile's default is owner-only).
-    #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
-    let mut tmp = builder.tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    #[cfg(unix)]
-    std::fs::File::open(dir)?.sync_all()?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -286,6 +286,16 @@ fn finish_short(n: u32, unit: &Unit, rows: &Rows) -> Counts {
     go(n as usize, d, unit.masks, rows, &mut s)
 }
 
+/// The squares each row of a D4 unit may use (its branch's bound masks within `placed`): for
+/// cost estimates that look ahead through the same tree the search walks.
+pub(crate) fn unit_allow(
+    n: u32,
+    unit: &Unit,
+    placed: &[u32; MAX_N as usize],
+) -> [u32; MAX_N as usize] {
+    Branch::of(unit).rows(n, placed).allow
+}
+
 /// The number of nodes the search of one D4 unit visits (prefix excluded).
 pub(crate) fn nodes(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> u64 {
     let rows = Branch::of(unit).rows(n, placed);

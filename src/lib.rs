@@ -7,6 +7,10 @@
 //! ([`Plan`]), the [`Engine`] that runs the bitmask [`kernel`] on every unit over a rayon pool,
 //! and the [`Counts`] summed in `u128`, so no total can wrap.
 //!
+//! Solutions themselves come from [`solutions`] (one solution for any N by an explicit
+//! construction; every solution of a job, streamed in lexicographic order) and are written by
+//! [`format`](mod@format) (columns, board, matrix, JSON Lines, and the UVa 750 judge output).
+//!
 //! ```
 //! use nqueens::{count, Job, Method};
 //!
@@ -17,12 +21,19 @@
 //! # Ok::<(), nqueens::Error>(())
 //! ```
 
+pub mod bench;
+pub mod checkpoint;
+pub mod cost;
 pub mod d4;
 pub mod engine;
 pub mod error;
+pub mod format;
 pub mod job;
 pub mod kernel;
 pub mod known;
+pub mod shard;
+pub mod solutions;
+pub mod store;
 pub mod symmetry;
 pub mod units;
 

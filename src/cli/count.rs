@@ -34,6 +34,11 @@ pub struct CountArgs {
     /// Print one JSON object instead of the bare count.
     #[arg(long)]
     json: bool,
+    /// Count only solutions with a queen at row R, column C (1-based); repeatable.
+    #[arg(long, value_name = "R,C", value_parser = super::list::parse_place)]
+    place: Vec<nqueens::Queen>,
+    #[command(flatten)]
+    long: super::longrun::LongRunArgs,
 }
 
 pub fn parse_method_arg(s: &str) -> Result<Method, String> {
@@ -66,11 +71,17 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
     let threads = args.threads.unwrap_or_else(default_threads);
     let depth = args
         .split_depth
+        .or_else(|| args.long.default_depth(args.n))
         .unwrap_or_else(|| default_split_depth(args.n, threads));
     let job = Job::new(args.n)?
         .with_method(args.method)
         .with_split_depth(depth)?
-        .with_unique(args.unique);
+        .with_unique(args.unique)
+        .with_placed(&args.place)?;
+    super::list::check_unique_place(args.unique, &args.place)?;
+    if args.long.active() {
+        return super::longrun::run(&args.long, job, threads, args.json);
+    }
     let report = nqueens::count(&job, threads)?;
     print_report(&report, args.unique, args.json)?;
     Ok(ExitCode::SUCCESS)

@@ -1,6 +1,13 @@
 //! Command-line parsing and dispatch.
 
+mod bench;
 mod count;
+mod list;
+mod longrun;
+mod merge;
+mod progress;
+mod solve;
+mod uva750;
 mod verify;
 
 use anyhow::Result;
@@ -22,6 +29,11 @@ pub struct Cli {
 enum Command {
     Count(count::CountArgs),
     Verify(verify::VerifyArgs),
+    Solve(solve::SolveArgs),
+    List(list::ListArgs),
+    Uva750(uva750::Uva750Args),
+    Merge(merge::MergeArgs),
+    Bench(bench::BenchArgs),
 }
 
 /// Parses the command line and runs it.
@@ -45,6 +57,11 @@ pub fn run() -> Result<ExitCode> {
         None => count::from_stdin(),
         Some(Command::Count(args)) => count::run(&args),
         Some(Command::Verify(args)) => verify::run(&args),
+        Some(Command::Solve(args)) => solve::run(&args),
+        Some(Command::List(args)) => list::run(&args),
+        Some(Command::Uva750(args)) => uva750::run(&args),
+        Some(Command::Merge(args)) => merge::run(&args),
+        Some(Command::Bench(args)) => bench::run(&args),
     }
 }
 
@@ -59,6 +76,8 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
         e.is::<UsageError>()
             || e.downcast_ref::<nqueens::Error>()
                 .is_some_and(|e| !matches!(e, nqueens::Error::ThreadPool(_)))
+            || e.downcast_ref::<nqueens::store::StoreError>()
+                .is_some_and(|e| e.is_bad_input())
     });
     if usage {
         2

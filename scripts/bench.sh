@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The committed scaling benchmark: builds the release binary and runs `nqueens bench` with its
+# defaults (N = 10..17; threads 1, 2, 4, ... up to the logical cores; 3 runs each) into
+# results/<date>-<host>/, or into $1. Extra arguments go to `nqueens bench`.
+# Run it on an otherwise idle machine: the summary warns when other work took CPU time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+out=()
+if [[ $# -gt 0 && $1 != --* ]]; then
+    out=(--out "$1")
+    shift
+fi
+./target/release/nqueens bench "${out[@]}" "$@"

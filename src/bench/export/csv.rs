@@ -1,0 +1,95 @@
+//! `scaling.csv`: one row per configuration, the fields of [`Row`] as columns (empty cells for
+//! the figures that do not apply, such as the split depth of the serial solver).
+
+use super::Exporter;
+use crate::bench::{BenchError, Report};
+
+/// The CSV export.
+pub struct Csv;
+
+/// The columns of `scaling.csv`, in order: the fields of [`crate::bench::Row`].
+pub const HEADER: [&str; 18] = [
+    "n",
+    "solver",
+    "method",
+    "threads",
+    "split_depth",
+    "units",
+    "repeats",
+    "solutions",
+    "median_s",
+    "min_s",
+    "cpu_s",
+    "speedup",
+    "efficiency",
+    "solutions_per_s",
+    "nodes",
+    "nodes_per_s",
+    "unit_max_over_mean",
+    "tail_share",
+];
+
+impl Exporter for Csv {
+    fn file_name(&self) -> &'static str {
+        "scaling.csv"
+    }
+
+    fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError> {
+        let err = |e: &dyn std::fmt::Display| BenchError::Render {
+            file: "scaling.csv",
+            message: e.to_string(),
+        };
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        w.write_record(HEADER).map_err(|e| err(&e))?;
+        for row in &report.rows {
+            w.serialize(row).map_err(|e| err(&e))?;
+        }
+        w.into_inner().map_err(|e| err(&e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::export::tests::sample;
+
+    #[test]
+    fn header_and_rows_follow_the_schema() {
+        let report = sample();
+        let bytes = Csv.render(&report).unwrap();
+        let mut r = csv::Reader::from_reader(bytes.as_slice());
+        let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+        assert_eq!(header, HEADER);
+        let records: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+        assert_eq!(records.len(), report.rows.len());
+        // The serial row: no split depth, units or load-balance figures.
+        let serial = &records[0];
+        assert_eq!(&serial[0], "10");
+        assert_eq!(&serial[1], "serial");
+        assert_eq!(&serial[4], "");
+        assert_eq!(&serial[5], "");
+        assert_eq!(&serial[16], "");
+        // An engine row: numbers where numbers belong.
+        let engine = &records[2];
+        assert_eq!(&engine[1], "engine");
+        assert_eq!(&engine[3], "2");
+        assert_eq!(&engine[4], "2");
+        assert_eq!(&engine[7], "724");
+        assert_eq!(engine[8].parse::<f64>().unwrap(), report.rows[2].median_s);
+        assert_eq!(engine[17].parse::<f64>().unwrap(), 0.04);
+    }
+
+    #[test]
+    fn the_header_matches_the_row_fields() {
+        // Serialising a row through serde_json gives its field names in declaration order.
+        let row = serde_json::to_value(&sample().rows[0]).unwrap();
+        let keys: Vec<&String> = row.as_object().unwrap().keys().collect();
+        let mut header: Vec<&str> = HEADER.to_vec();
+        header.sort_unstable();
+        let mut keys: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
+        keys.sort_unstable();
+        assert_eq!(keys, header);
+    }
+}

@@ -1,0 +1,66 @@
+//! `scaling.json`: the whole [`Report`]: machine, settings and rows. The doc comments of
+//! [`Report`], [`crate::bench::Row`] and [`crate::bench::machine::Machine`] document its fields.
+
+use super::Exporter;
+use crate::bench::{BenchError, Report};
+
+/// The JSON export.
+pub struct Json;
+
+impl Exporter for Json {
+    fn file_name(&self) -> &'static str {
+        "scaling.json"
+    }
+
+    fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError> {
+        let mut bytes = serde_json::to_vec_pretty(report).map_err(|e| BenchError::Render {
+            file: "scaling.json",
+            message: e.to_string(),
+        })?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::export::tests::sample;
+
+    #[test]
+    fn json_has_the_machine_settings_and_rows() {
+        let v: serde_json::Value =
+            serde_json::from_slice(&Json.render(&sample()).unwrap()).unwrap();
+        assert_eq!(v["schema_version"], crate::bench::SCHEMA_VERSION);
+        let m = &v["machine"];
+        for key in [
+            "host",
+            "cpu_model",
+            "logical_cores",
+            "physical_cores",
+            "memory_bytes",
+            "os",
+            "rustc",
+            "git_commit",
+            "command_line",
+        ] {
+            assert!(!m[key].is_null(), "machine.{key} missing");
+        }
+        assert_eq!(m["logical_cores"], 2);
+        assert_eq!(v["settings"]["threads"], serde_json::json!([1, 2]));
+        let rows = v["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 6);
+        assert_eq!(rows[0]["solver"], "serial");
+        assert!(rows[0]["split_depth"].is_null());
+        assert_eq!(rows[2]["solver"], "engine");
+        assert_eq!(rows[2]["threads"], 2);
+        assert_eq!(rows[2]["solutions"], 724);
+        assert!(rows[2]["efficiency"].as_f64().unwrap() > 0.0);
+        let p = &v["projections"][1];
+        assert_eq!(
+            (p["n"].as_u64(), p["threads"].as_u64()),
+            (Some(11), Some(4))
+        );
+        assert_eq!(p["efficiency_bound"], 0.9);
+    }
+}

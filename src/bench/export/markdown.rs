@@ -1,0 +1,211 @@
+//! `summary.md`: the machine, a table of every configuration and the load-balance table, for
+//! the README's Performance section and for reports.
+
+use super::Exporter;
+use crate::bench::{BenchError, Report, Solver};
+use std::fmt::Write;
+
+/// The markdown export.
+pub struct Markdown;
+
+/// `x` with three significant digits and a k/M/G suffix (`12.3 M`).
+pub fn si(x: f64) -> String {
+    let (v, unit) = match x.abs() {
+        a if a >= 1e9 => (x / 1e9, " G"),
+        a if a >= 1e6 => (x / 1e6, " M"),
+        a if a >= 1e3 => (x / 1e3, " k"),
+        _ => (x, ""),
+    };
+    format!("{}{unit}", sig3(v))
+}
+
+/// `x` with three significant digits (`0.00123`, `12.3`, `456`).
+pub fn sig3(x: f64) -> String {
+    if !x.is_finite() || x == 0.0 {
+        return format!("{x}");
+    }
+    let digits = (2 - x.abs().log10().floor() as i32).max(0) as usize;
+    format!("{x:.digits$}")
+}
+
+fn opt(x: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    x.map(f).unwrap_or_else(|| "–".into())
+}
+
+impl Exporter for Markdown {
+    fn file_name(&self) -> &'static str {
+        "summary.md"
+    }
+
+    fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError> {
+        let m = &report.machine;
+        let mut s = String::new();
+        let memory = m
+            .memory_bytes
+            .map(|b| format!(", {:.1} GiB memory", b as f64 / (1u64 << 30) as f64))
+            .unwrap_or_default();
+        // Writing to a String cannot fail.
+        let _ = writeln!(s, "# N-Queens scaling benchmark\n");
+        let _ = writeln!(
+            s,
+            "- Machine: `{}`: {}, {} logical / {} physical cores{memory}; {}",
+            m.host, m.cpu_model, m.logical_cores, m.physical_cores, m.os
+        );
+        let _ = writeln!(s, "- Build: {}, commit `{}`", m.rustc, m.git_commit);
+        let _ = writeln!(
+            s,
+            "- Command: `{}` (started {})",
+            m.command_line, report.started_utc
+        );
+        let _ = writeln!(
+            s,
+            "- {} timed runs per configuration; times are medians (min = fastest run); CPU = \
+             user + system time of the process; speed-up = serial median ÷ median; efficiency = \
+             speed-up ÷ threads; every count checked against the published value.",
+            report.settings.repeat
+        );
+        let _ = writeln!(s, "- Nodes: {}.", report.nodes_note);
+        if let Some(w) = report.busy_warning() {
+            let _ = writeln!(s, "- **Warning**: {w}.");
+        }
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "| N | solver | threads | depth | units | median (s) | min (s) | CPU (s) | speed-up | \
+             efficiency | solutions/s | nodes/s |"
+        );
+        let _ = writeln!(
+            s,
+            "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        );
+        for r in &report.rows {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                r.n,
+                match r.solver {
+                    Solver::Serial => "serial".to_string(),
+                    Solver::Engine => format!("engine ({})", r.method),
+                },
+                r.threads,
+                r.split_depth.map_or("–".into(), |k| k.to_string()),
+                r.units.map_or("–".into(), |u| u.to_string()),
+                sig3(r.median_s),
+                sig3(r.min_s),
+                opt(r.cpu_s, sig3),
+                opt(r.speedup, |x| format!("{x:.2}")),
+                opt(r.efficiency, |x| format!("{x:.2}")),
+                opt(r.solutions_per_s, si),
+                opt(r.nodes_per_s, si),
+            );
+        }
+        let balance: Vec<_> = report
+            .rows
+            .iter()
+            .filter(|r| r.solver == Solver::Engine && r.threads > 1)
+            .collect();
+        if !balance.is_empty() {
+            let _ = writeln!(s, "\n## Load balance\n");
+            let _ = writeln!(
+                s,
+                "Unit max ÷ mean: the costliest work unit's time over the mean unit time. Tail: \
+                 the share of the wall time after the first worker ran out of units (medians \
+                 over the runs). The tail bounds the efficiency: efficiency ≤ 1 − tail × (1 − \
+                 1/threads), roughly.\n"
+            );
+            let _ = writeln!(
+                s,
+                "| N | threads | depth | units | unit max ÷ mean | tail | efficiency |"
+            );
+            let _ = writeln!(s, "|---:|---:|---:|---:|---:|---:|---:|");
+            for r in balance {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {} | {} | {} | {} |",
+                    r.n,
+                    r.threads,
+                    r.split_depth.map_or("–".into(), |k| k.to_string()),
+                    r.units.map_or("–".into(), |u| u.to_string()),
+                    opt(r.unit_max_over_mean, |x| format!("{x:.1}")),
+                    opt(r.tail_share, |x| format!("{:.1} %", 100.0 * x)),
+                    opt(r.efficiency, |x| format!("{x:.2}")),
+                );
+            }
+        }
+        if !report.projections.is_empty() {
+            let threads: Vec<usize> = {
+                let mut t: Vec<usize> = report.projections.iter().map(|p| p.threads).collect();
+                t.sort_unstable();
+                t.dedup();
+                t
+            };
+            let _ = writeln!(s, "\n## Projected load balance\n");
+            let _ = writeln!(
+                s,
+                "The best efficiency the work units allow at more threads than this machine \
+                 has: the unit costs measured on 1 thread (each unit's cheapest time over the runs), handed out in index order to \
+                 whichever simulated worker is free first, as the engine does (load balance \
+                 only: no memory, frequency or scheduling-overhead effects).\n"
+            );
+            let heads: Vec<String> = threads.iter().map(|t| format!("{t} threads")).collect();
+            let _ = writeln!(s, "| N | depth | units | {} |", heads.join(" | "));
+            let _ = writeln!(s, "|---:|---:|---:|{}", "---:|".repeat(threads.len()));
+            let mut keys: Vec<(u32, u32, usize)> = report
+                .projections
+                .iter()
+                .map(|p| (p.n, p.split_depth, p.units))
+                .collect();
+            keys.dedup();
+            for (n, k, units) in keys {
+                let cells: Vec<String> = threads
+                    .iter()
+                    .map(|&t| {
+                        report
+                            .projections
+                            .iter()
+                            .find(|p| (p.n, p.split_depth, p.threads) == (n, k, t))
+                            .map_or("–".into(), |p| format!("{:.2}", p.efficiency_bound))
+                    })
+                    .collect();
+                let _ = writeln!(s, "| {n} | {k} | {units} | {} |", cells.join(" | "));
+            }
+        }
+        Ok(s.into_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::export::tests::sample;
+
+    #[test]
+    fn numbers_are_short() {
+        assert_eq!(sig3(0.0012345), "0.00123");
+        assert_eq!(sig3(12.345), "12.3");
+        assert_eq!(sig3(456.7), "457");
+        assert_eq!(si(95_815_104.0), "95.8 M");
+        assert_eq!(si(1234.0), "1.23 k");
+        assert_eq!(si(2.5e9), "2.50 G");
+        assert_eq!(si(7.0), "7.00");
+    }
+
+    #[test]
+    fn summary_has_both_tables() {
+        let text = String::from_utf8(Markdown.render(&sample()).unwrap()).unwrap();
+        assert!(text.contains("Some CPU, 2 logical / 1 physical cores"));
+        assert!(text.contains("| N | solver | threads |"));
+        // 6 rows in the main table, 2 (the 2-thread rows) in the load-balance table, 1 in the
+        // projections.
+        assert_eq!(text.lines().filter(|l| l.starts_with("| 1")).count(), 9);
+        assert!(text.contains("## Load balance"));
+        assert!(text.contains("| 10 | 2 | 2 | 35 | 3.5 | 4.0 % |"));
+        assert!(text.contains("| N | depth | units | 2 threads | 4 threads |"));
+        assert!(text.contains("| 11 | 2 | 35 | 0.99 | 0.90 |"));
+        assert!(!text.contains("Warning"));
+        let mut busy = sample();
+        (busy.rows[5].median_s, busy.rows[5].cpu_s) = (0.5, Some(0.6));
+        let text = String::from_utf8(Markdown.render(&busy).unwrap()).unwrap();
+        assert!(text.contains("- **Warning**: the machine was busy"));
+    }
+}

@@ -1,0 +1,153 @@
+//! The result files of a benchmark, one format per file behind one interface: [`Exporter`].
+
+mod csv;
+mod json;
+mod markdown;
+mod svg;
+
+pub use self::csv::Csv;
+pub use self::json::Json;
+pub use self::markdown::Markdown;
+pub use self::svg::{ScalingPlot, TimePlot};
+
+use super::{BenchError, Report};
+use std::path::{Path, PathBuf};
+
+/// One result file of a benchmark.
+pub trait Exporter {
+    /// The file's name in the output folder.
+    fn file_name(&self) -> &'static str;
+    /// The file's contents.
+    fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError>;
+}
+
+/// Every result file: `scaling.csv`, `scaling.json`, `scaling.svg`, `time.svg`, `summary.md`.
+pub fn all() -> Vec<Box<dyn Exporter>> {
+    vec![
+        Box::new(Csv),
+        Box::new(Json),
+        Box::new(ScalingPlot),
+        Box::new(TimePlot),
+        Box::new(Markdown),
+    ]
+}
+
+/// Renders every result file of `report` into `dir` (created if missing), each written
+/// atomically. Returns the paths written.
+pub fn write_all(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, BenchError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| BenchError::Io { path, source }
+    };
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let mut written = Vec::new();
+    for exporter in all() {
+        let bytes = exporter.render(report)?;
+        let path = dir.join(exporter.file_name());
+        crate::store::write_file_atomic(&path, &bytes).map_err(io(&path))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use crate::bench::machine::Machine;
+    use crate::bench::{ProjectionRow, Report, Row, Settings, Solver, SCHEMA_VERSION};
+
+    /// A small fixed report: N = 10 and 11, serial and engine on 1 and 2 threads.
+    pub fn sample() -> Report {
+        let mut rows = Vec::new();
+        for (n, serial) in [(10u32, 0.004), (11, 0.02)] {
+            for (solver, t, time) in [
+                (Solver::Serial, 1usize, serial),
+                (Solver::Engine, 1, serial * 1.01),
+                (Solver::Engine, 2, serial * 0.55),
+            ] {
+                let engine = solver == Solver::Engine;
+                let speedup = serial / time;
+                rows.push(Row {
+                    n,
+                    solver,
+                    method: "mirror".into(),
+                    threads: t,
+                    split_depth: engine.then_some(2),
+                    units: engine.then_some(35),
+                    repeats: 3,
+                    solutions: if n == 10 { 724 } else { 2680 },
+                    median_s: time,
+                    min_s: time * 0.98,
+                    cpu_s: Some(time * t as f64),
+                    speedup: Some(speedup),
+                    efficiency: Some(speedup / t as f64),
+                    solutions_per_s: Some(724.0 / time),
+                    nodes: 34_815,
+                    nodes_per_s: Some(34_815.0 / time),
+                    unit_max_over_mean: engine.then_some(3.5),
+                    tail_share: engine.then_some(if t == 1 { 0.0 } else { 0.04 }),
+                });
+            }
+        }
+        Report {
+            schema_version: SCHEMA_VERSION,
+            started_utc: "2026-11-29T12:00:00Z".into(),
+            machine: Machine {
+                host: "box".into(),
+                cpu_model: "Some CPU".into(),
+                logical_cores: 2,
+                physical_cores: 1,
+                memory_bytes: Some(8 << 30),
+                os: "Linux".into(),
+                rustc: "rustc 1.95.0".into(),
+                git_commit: "abc".into(),
+                command_line: "nqueens bench --n-min 10 --n-max 11".into(),
+            },
+            settings: Settings {
+                n_min: 10,
+                n_max: 11,
+                threads: vec![1, 2],
+                repeat: 3,
+                split_depths: vec![],
+            },
+            nodes_note: "nodes".into(),
+            rows,
+            projections: [2, 4]
+                .into_iter()
+                .map(|t| ProjectionRow {
+                    n: 11,
+                    split_depth: 2,
+                    units: 35,
+                    threads: t,
+                    efficiency_bound: if t == 2 { 0.99 } else { 0.9 },
+                    tail_share: if t == 2 { 0.01 } else { 0.1 },
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn write_all_writes_five_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("a/b");
+        let written = super::write_all(&sample(), &out).unwrap();
+        let names: Vec<_> = written
+            .iter()
+            .map(|p| p.file_name().unwrap().to_str().unwrap().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "scaling.csv",
+                "scaling.json",
+                "scaling.svg",
+                "time.svg",
+                "summary.md"
+            ]
+        );
+        for p in &written {
+            assert!(std::fs::metadata(p).unwrap().len() > 100, "{}", p.display());
+        }
+        // Only the five files: no temporary file left behind.
+        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 5);
+    }
+}

@@ -1,0 +1,266 @@
+//! The plots, drawn with plotters' SVG backend: text goes out as SVG `<text>` elements sized by
+//! plotters' built-in estimate, so no system font is read.
+//!
+//! Where several split depths were measured for one N and thread count, the plots show the
+//! fastest of them (the CSV has them all).
+
+use super::Exporter;
+use crate::bench::{BenchError, Report, Row, Solver};
+use plotters::prelude::*;
+use std::collections::BTreeMap;
+
+/// `scaling.svg`: speed-up against threads, one line per N, and the ideal line.
+pub struct ScalingPlot;
+
+/// `time.svg`: median wall time against N on a log scale: the serial solver and the engine at
+/// each thread count.
+pub struct TimePlot;
+
+const SIZE: (u32, u32) = (900, 560);
+
+fn render_err(file: &'static str) -> impl Fn(&dyn std::fmt::Display) -> BenchError {
+    move |e| BenchError::Render {
+        file,
+        message: e.to_string(),
+    }
+}
+
+/// The fastest engine row of every (N, threads).
+fn best_engine_rows(report: &Report) -> BTreeMap<(u32, usize), &Row> {
+    let mut best: BTreeMap<(u32, usize), &Row> = BTreeMap::new();
+    for r in report.rows.iter().filter(|r| r.solver == Solver::Engine) {
+        let slot = best.entry((r.n, r.threads)).or_insert(r);
+        if r.median_s < slot.median_s {
+            *slot = r;
+        }
+    }
+    best
+}
+
+fn color(i: usize) -> RGBColor {
+    // A colour-blind-friendly cycle (Okabe and Ito, "Color Universal Design", 2002).
+    const C: [RGBColor; 8] = [
+        RGBColor(0, 114, 178),
+        RGBColor(230, 159, 0),
+        RGBColor(0, 158, 115),
+        RGBColor(204, 121, 167),
+        RGBColor(86, 180, 233),
+        RGBColor(213, 94, 0),
+        RGBColor(240, 228, 66),
+        RGBColor(0, 0, 0),
+    ];
+    C[i % C.len()]
+}
+
+/// A time axis label: the shortest decimal of `y` to six significant digits ("0.05", "20").
+fn seconds_label(y: f64) -> String {
+    let rounded: f64 = format!("{y:.5e}").parse().unwrap_or(y);
+    format!("{rounded}")
+}
+
+impl Exporter for ScalingPlot {
+    fn file_name(&self) -> &'static str {
+        "scaling.svg"
+    }
+
+    fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError> {
+        let err = render_err("scaling.svg");
+        let best = best_engine_rows(report);
+        let mut lines: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
+        for (&(n, t), r) in &best {
+            if let Some(s) = r.speedup.filter(|s| s.is_finite() && *s > 0.0) {
+                lines.entry(n).or_default().push((t as f64, s));
+            }
+        }
+        let max_t = best.keys().map(|&(_, t)| t).max().unwrap_or(1).max(2) as f64;
+        let max_s = lines.values().flatten().map(|p| p.1).fold(max_t, f64::max);
+        let min_s = lines.values().flatten().map(|p| p.1).fold(1.0, f64::min);
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+            root.fill(&WHITE).map_err(|e| err(&e))?;
+            let mut chart = ChartBuilder::on(&root)
+                .caption(
+                    format!(
+                        "Speed-up of the engine over the serial solver ({})",
+                        report.machine.host
+                    ),
+                    ("sans-serif", 22),
+                )
+                .margin(20)
+                .x_label_area_size(45)
+                .y_label_area_size(60)
+                .build_cartesian_2d(
+                    (1.0..max_t * 1.15).log_scale(),
+                    (min_s * 0.8..max_s * 1.15).log_scale(),
+                )
+                .map_err(|e| err(&e))?;
+            chart
+                .configure_mesh()
+                .x_desc("threads")
+                .y_desc("speed-up (serial time / engine time)")
+                .x_label_formatter(&|x| format!("{x:.0}"))
+                .y_label_formatter(&|y| format!("{y:.2}"))
+                .draw()
+                .map_err(|e| err(&e))?;
+            let grey = RGBColor(120, 120, 120);
+            chart
+                .draw_series(LineSeries::new(
+                    [(1.0, 1.0), (max_t, max_t)],
+                    grey.stroke_width(1),
+                ))
+                .map_err(|e| err(&e))?
+                .label("ideal (speed-up = threads)")
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], grey));
+            for (i, (n, pts)) in lines.iter().enumerate() {
+                let c = color(i);
+                chart
+                    .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))
+                    .map_err(|e| err(&e))?
+                    .label(format!("N = {n}"))
+                    .legend(move |(x, y)| {
+                        PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2))
+                    });
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
+                    .map_err(|e| err(&e))?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()
+                .map_err(|e| err(&e))?;
+            root.present().map_err(|e| err(&e))?;
+        }
+        Ok(svg.into_bytes())
+    }
+}
+
+impl Exporter for TimePlot {
+    fn file_name(&self) -> &'static str {
+        "time.svg"
+    }
+
+    fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError> {
+        let err = render_err("time.svg");
+        // Keyed by (0 serial / 1 engine, threads): a label and its (N, seconds) points.
+        type Line = (String, Vec<(u32, f64)>);
+        let mut lines: BTreeMap<(u8, usize), Line> = BTreeMap::new();
+        for r in report.rows.iter().filter(|r| r.solver == Solver::Serial) {
+            lines
+                .entry((0, 1))
+                .or_insert_with(|| ("serial solver".into(), Vec::new()))
+                .1
+                .push((r.n, r.median_s));
+        }
+        for (&(n, t), r) in &best_engine_rows(report) {
+            let label = format!("engine, {t} thread{}", if t == 1 { "" } else { "s" });
+            lines
+                .entry((1, t))
+                .or_insert_with(|| (label, Vec::new()))
+                .1
+                .push((n, r.median_s));
+        }
+        let times = || {
+            lines
+                .values()
+                .flat_map(|l| l.1.iter().map(|p| p.1))
+                .filter(|t| t.is_finite() && *t > 0.0)
+        };
+        let lo = times().fold(f64::INFINITY, f64::min);
+        let hi = times().fold(0.0, f64::max);
+        let (lo, hi) = if lo.is_finite() && hi > 0.0 {
+            (lo / 1.5, hi * 1.5)
+        } else {
+            (1e-3, 1.0)
+        };
+        let (n_min, n_max) = (
+            report.settings.n_min,
+            report.settings.n_max.max(report.settings.n_min + 1),
+        );
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+            root.fill(&WHITE).map_err(|e| err(&e))?;
+            let mut chart = ChartBuilder::on(&root)
+                .caption(
+                    format!("Wall time of a whole count ({})", report.machine.host),
+                    ("sans-serif", 22),
+                )
+                .margin(20)
+                .x_label_area_size(45)
+                .y_label_area_size(70)
+                .build_cartesian_2d(n_min..n_max, (lo..hi).log_scale())
+                .map_err(|e| err(&e))?;
+            chart
+                .configure_mesh()
+                .x_desc("N")
+                .y_desc("median wall time (s, log scale)")
+                .x_labels((n_max - n_min + 1) as usize)
+                .y_label_formatter(&|y| seconds_label(*y))
+                .draw()
+                .map_err(|e| err(&e))?;
+            for (i, (label, pts)) in lines.values().enumerate() {
+                let c = color(i);
+                let pts: Vec<(u32, f64)> = pts.iter().copied().filter(|p| p.1 > 0.0).collect();
+                chart
+                    .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))
+                    .map_err(|e| err(&e))?
+                    .label(label.clone())
+                    .legend(move |(x, y)| {
+                        PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2))
+                    });
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
+                    .map_err(|e| err(&e))?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()
+                .map_err(|e| err(&e))?;
+            root.present().map_err(|e| err(&e))?;
+        }
+        Ok(svg.into_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::export::tests::sample;
+
+    #[test]
+    fn plots_are_svg_with_text_labels() {
+        let report = sample();
+        let scaling = String::from_utf8(ScalingPlot.render(&report).unwrap()).unwrap();
+        assert!(scaling.starts_with("<svg"));
+        assert!(scaling.contains("<text") && scaling.contains("N = 10"));
+        assert!(scaling.contains("N = 11") && scaling.contains("ideal"));
+        let time = String::from_utf8(TimePlot.render(&report).unwrap()).unwrap();
+        assert!(time.starts_with("<svg"));
+        assert!(time.contains("serial solver") && time.contains("engine, 2 threads"));
+    }
+
+    #[test]
+    fn time_labels_are_short_decimals() {
+        assert_eq!(seconds_label(0.09999999999), "0.1");
+        assert_eq!(seconds_label(20.000000001), "20");
+        assert_eq!(seconds_label(0.0005), "0.0005");
+    }
+
+    #[test]
+    fn the_fastest_depth_is_plotted() {
+        let mut report = sample();
+        let mut slower = report.rows[2].clone();
+        slower.split_depth = Some(3);
+        slower.median_s *= 2.0;
+        report.rows.push(slower);
+        let best = best_engine_rows(&report);
+        assert_eq!(best[&(10, 2)].split_depth, Some(2));
+    }
+}

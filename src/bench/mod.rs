@@ -1,0 +1,809 @@
+//! The scaling benchmark: whole counts by the single-threaded solver and by the parallel engine
+//! at several thread counts, each repeated, checked against the published value and summarised
+//! (median and minimum wall time, CPU time, speed-up, efficiency, solutions and nodes per second,
+//! load balance). [`export`] writes the results as CSV, JSON, SVG plots and a markdown summary.
+//!
+//! Search nodes are counted apart from the timed runs, by an instrumented walk of the same trees
+//! ([`crate::engine::evaluate_nodes`]), so the measured kernel carries no counter: nodes per
+//! second is the nodes of the job divided by the median time of the real runs.
+
+pub mod export;
+pub mod machine;
+pub mod stats;
+
+use crate::engine::{evaluate_nodes, UnitTiming};
+use crate::{serial_count, Engine, Job, Method, Observer, Plan, RunOptions, Unit};
+use machine::Machine;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Version of the layout of [`Report`] and of the CSV columns; changes whenever a field does.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// What to measure.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Settings {
+    /// Smallest board size.
+    pub n_min: u32,
+    /// Largest board size.
+    pub n_max: u32,
+    /// Thread counts of the parallel engine, in the order measured.
+    pub threads: Vec<usize>,
+    /// Timed runs of every configuration.
+    pub repeat: usize,
+    /// Split depths of the engine's work units; empty for the library's default for each N and
+    /// thread count ([`crate::job::default_split_depth`]).
+    pub split_depths: Vec<u32>,
+}
+
+impl Settings {
+    /// The defaults of `nqueens bench` on a machine with `logical_cores`: N = 10..=17, the
+    /// default thread list, 3 repeats, the default split depths.
+    pub fn defaults(logical_cores: usize) -> Settings {
+        Settings {
+            n_min: 10,
+            n_max: 17,
+            threads: default_threads(logical_cores),
+            repeat: 3,
+            split_depths: Vec::new(),
+        }
+    }
+
+    /// Checks the settings against each other and the engine's limits.
+    pub fn validate(&self) -> Result<(), BenchError> {
+        let invalid = |s: String| Err(BenchError::Invalid(s));
+        if self.n_min == 0 || self.n_min > self.n_max {
+            return invalid(format!(
+                "the smallest N ({}) must be at least 1 and at most the largest N ({})",
+                self.n_min, self.n_max
+            ));
+        }
+        if self.threads.is_empty() || self.threads.contains(&0) {
+            return invalid("every thread count must be at least 1".into());
+        }
+        if self.repeat == 0 {
+            return invalid("the repeat count must be at least 1".into());
+        }
+        for n in self.n_min..=self.n_max {
+            let job = Job::new(n).map_err(|e| BenchError::Invalid(e.to_string()))?;
+            for &k in &self.split_depths {
+                job.clone()
+                    .with_split_depth(k)
+                    .map_err(|e| BenchError::Invalid(e.to_string()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The split depths to measure for `n` on `threads` workers.
+    fn depths(&self, n: u32, threads: usize) -> Vec<u32> {
+        if self.split_depths.is_empty() {
+            vec![crate::job::default_split_depth(n, threads)]
+        } else {
+            self.split_depths.clone()
+        }
+    }
+}
+
+/// The default thread counts for `logical_cores`: 1, 2, 4, … up to the core count, plus the
+/// core count itself when it is not a power of two.
+pub fn default_threads(logical_cores: usize) -> Vec<usize> {
+    let cores = logical_cores.max(1);
+    let mut list: Vec<usize> = std::iter::successors(Some(1usize), |&t| t.checked_mul(2))
+        .take_while(|&t| t <= cores)
+        .collect();
+    if list.last() != Some(&cores) {
+        list.push(cores);
+    }
+    list
+}
+
+/// Which solver a row measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Solver {
+    /// [`crate::serial_count`]: one search over the whole board, no units, no threads.
+    Serial,
+    /// The parallel [`Engine`] on a plan of work units.
+    Engine,
+}
+
+impl std::fmt::Display for Solver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Solver::Serial => "serial",
+            Solver::Engine => "engine",
+        })
+    }
+}
+
+/// The measurements of one configuration: one row of `scaling.csv`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Row {
+    /// Board size.
+    pub n: u32,
+    /// `serial` (the single-threaded reference solver) or `engine` (the parallel engine).
+    pub solver: Solver,
+    /// Symmetry method of the search (`mirror` for the serial solver).
+    pub method: String,
+    /// Worker threads (1 for the serial solver).
+    pub threads: usize,
+    /// Rows fixed by each work unit; empty for the serial solver.
+    pub split_depth: Option<u32>,
+    /// Number of work units; empty for the serial solver.
+    pub units: Option<usize>,
+    /// Timed runs behind the figures.
+    pub repeats: usize,
+    /// Solutions counted by every run (all equal to the published value, or the bench fails).
+    pub solutions: u64,
+    /// Median wall time of a run, seconds.
+    pub median_s: f64,
+    /// Fastest wall time of a run, seconds.
+    pub min_s: f64,
+    /// Median CPU time (user + system, all threads of the process) of a run, seconds; empty
+    /// where the platform does not tell.
+    pub cpu_s: Option<f64>,
+    /// Median time of the serial solver at this N ÷ this median time.
+    pub speedup: Option<f64>,
+    /// Speed-up ÷ threads: 1.0 is perfect scaling.
+    pub efficiency: Option<f64>,
+    /// Solutions ÷ median time.
+    pub solutions_per_s: Option<f64>,
+    /// Search nodes (queens placed) of one run, counted by a separate instrumented walk.
+    pub nodes: u64,
+    /// Nodes ÷ median time.
+    pub nodes_per_s: Option<f64>,
+    /// Load balance, engine only: the costliest unit's time ÷ the mean unit time (median over
+    /// the runs).
+    pub unit_max_over_mean: Option<f64>,
+    /// Load balance, engine only: the share of the wall time after the first worker ran out of
+    /// units (median over the runs). The tail is what limits efficiency at many threads.
+    pub tail_share: Option<f64>,
+}
+
+/// A whole benchmark: where it ran, what it measured and the results; `scaling.json`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// Version of this layout ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// When the benchmark started, UTC, ISO 8601.
+    pub started_utc: String,
+    /// The machine, the build and the command line.
+    pub machine: Machine,
+    /// What was asked for.
+    pub settings: Settings,
+    /// How nodes are counted, in words.
+    pub nodes_note: String,
+    /// One row per configuration: per N the serial solver, then the engine at each thread count
+    /// and split depth.
+    pub rows: Vec<Row>,
+    /// The load balance the engine's scheduling alone would give at [`PROJECTED_THREADS`],
+    /// replayed from the unit costs of the 1-thread runs of every N and split depth (each unit's
+    /// cheapest time over the runs); empty when 1 is not among the thread counts.
+    pub projections: Vec<ProjectionRow>,
+}
+
+impl Report {
+    /// A warning when the machine was busy with other work: some run of at least 0.1 s got
+    /// less than 90 % of the CPU time its threads could use (CPU ÷ (wall × threads)), so its wall
+    /// time, and the speed-ups and efficiencies from it, understate what the code does.
+    pub fn busy_warning(&self) -> Option<String> {
+        let (share, r) = self
+            .rows
+            .iter()
+            .filter(|r| r.median_s >= 0.1)
+            .filter_map(|r| Some((r.cpu_s? / (r.median_s * r.threads as f64), r)))
+            .min_by(|a, b| a.0.total_cmp(&b.0))?;
+        (share < 0.9).then(|| {
+            format!(
+                "the machine was busy: N = {} {} on {} thread{} got {:.0} % of the CPU time its \
+                 threads could use (CPU ÷ (wall × threads)); wall times, speed-ups and \
+                 efficiencies here understate the code",
+                r.n,
+                r.solver,
+                r.threads,
+                if r.threads == 1 { "" } else { "s" },
+                100.0 * share
+            )
+        })
+    }
+}
+
+/// The thread counts the load balance is projected to.
+pub const PROJECTED_THREADS: [usize; 8] = [2, 4, 8, 16, 32, 64, 128, 256];
+
+/// The load balance of one plan replayed on more workers than the machine has: the units' costs
+/// measured on one thread (each unit's cheapest time over the runs), handed out in index order to whichever simulated worker is free
+/// first, as the engine does. It bounds the efficiency from load balance alone (no memory or
+/// frequency effects).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ProjectionRow {
+    /// Board size.
+    pub n: u32,
+    /// Rows fixed by each work unit.
+    pub split_depth: u32,
+    /// Number of work units.
+    pub units: usize,
+    /// Simulated worker threads.
+    pub threads: usize,
+    /// Total unit time ÷ (threads × makespan): the best efficiency this plan allows.
+    pub efficiency_bound: f64,
+    /// The share of the makespan after the first simulated worker ran out of units.
+    pub tail_share: f64,
+}
+
+/// Why a benchmark failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The settings make no sense (a usage error).
+    #[error("{0}")]
+    Invalid(String),
+    /// A run counted something other than the published value.
+    #[error("count mismatch for N = {n} ({config}): counted {got}, published {expected}")]
+    Mismatch {
+        /// Board size.
+        n: u32,
+        /// The configuration that counted it.
+        config: String,
+        /// What the run counted.
+        got: u128,
+        /// The published value.
+        expected: u128,
+    },
+    /// A run stopped before all its units were done.
+    #[error("the run of N = {n} ({config}) stopped before its end")]
+    Interrupted {
+        /// Board size.
+        n: u32,
+        /// The configuration.
+        config: String,
+    },
+    /// The engine could not start.
+    #[error(transparent)]
+    Engine(crate::Error),
+    /// A result file could not be written.
+    #[error("could not write {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// A result file could not be rendered.
+    #[error("could not render {file}: {message}")]
+    Render {
+        /// The file.
+        file: &'static str,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// Receives the harness's progress, for a progress bar.
+pub trait Progress {
+    /// The benchmark will make `runs` timed runs.
+    fn start(&mut self, _runs: u64) {}
+    /// Now measuring (or preparing) what `label` describes.
+    fn working_on(&mut self, _label: &str) {}
+    /// One timed run finished.
+    fn run_done(&mut self) {}
+}
+
+/// A [`Progress`] that shows nothing.
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// Collects the timing of every unit of an engine run.
+struct Timings(Vec<UnitTiming>);
+
+impl Observer for Timings {
+    fn unit_done(&mut self, _: &Unit, _: crate::Counts, timing: UnitTiming) -> ControlFlow<()> {
+        self.0.push(timing);
+        ControlFlow::Continue(())
+    }
+}
+
+/// CPU time (user + system) of the whole process so far, in seconds.
+#[cfg(unix)]
+fn process_cpu_s() -> Option<f64> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
+    // SAFETY: getrusage writes a whole `rusage` into the pointer on success (returns 0).
+    let usage = unsafe {
+        if libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) != 0 {
+            return None;
+        }
+        usage.assume_init()
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    Some(secs(usage.ru_utime) + secs(usage.ru_stime))
+}
+
+#[cfg(not(unix))]
+fn process_cpu_s() -> Option<f64> {
+    None
+}
+
+/// One timed run: its result, wall seconds and CPU seconds.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64, Option<f64>) {
+    let cpu0 = process_cpu_s();
+    let t0 = Instant::now();
+    let value = f();
+    let wall = t0.elapsed().as_secs_f64();
+    let cpu = cpu0.zip(process_cpu_s()).map(|(a, b)| (b - a).max(0.0));
+    (value, wall, cpu)
+}
+
+/// The timed runs of one configuration.
+#[derive(Default)]
+struct Samples {
+    wall: Vec<f64>,
+    cpu: Vec<f64>,
+    unit_spread: Vec<f64>,
+    tail: Vec<f64>,
+    /// 1 thread only: every unit's cheapest time over the runs, seconds, in index order.
+    unit_costs: Vec<f64>,
+}
+
+/// The search nodes of a whole plan, counted on the global rayon pool (outside any timing).
+fn plan_nodes(plan: &Plan) -> u64 {
+    plan.units()
+        .par_iter()
+        .map(|u| evaluate_nodes(plan, u))
+        .sum()
+}
+
+/// Runs the benchmark. Every count is checked against `expected(n)` (normally the published
+/// value, [`crate::known::published`]): a difference is an error, never a row.
+pub fn run(
+    settings: &Settings,
+    machine: Machine,
+    expected: &dyn Fn(u32) -> Option<u128>,
+    progress: &mut dyn Progress,
+) -> Result<Report, BenchError> {
+    settings.validate()?;
+    let started_utc = utc_now_iso8601();
+    let ns = settings.n_min..=settings.n_max;
+    let mut want = BTreeMap::new();
+    for n in ns.clone() {
+        let e = expected(n).ok_or_else(|| {
+            BenchError::Invalid(format!("no published count to check N = {n} against"))
+        })?;
+        want.insert(n, e);
+    }
+    let engines = settings
+        .threads
+        .iter()
+        .map(|&t| Engine::new(t).map_err(BenchError::Engine))
+        .collect::<Result<Vec<_>, _>>()?;
+    let configs_per_n: u64 = 1 + settings
+        .threads
+        .iter()
+        .map(|&t| settings.depths(settings.n_min, t).len() as u64)
+        .sum::<u64>();
+    progress.start(configs_per_n * ns.clone().count() as u64 * settings.repeat as u64);
+
+    let mut rows = Vec::new();
+    let mut projections = Vec::new();
+    for n in ns {
+        let expect = want[&n];
+        let check = |config: &str, got: u128| {
+            if got == expect {
+                Ok(())
+            } else {
+                Err(BenchError::Mismatch {
+                    n,
+                    config: config.to_string(),
+                    got,
+                    expected: expect,
+                })
+            }
+        };
+
+        // The serial solver: the baseline.
+        let mut s = Samples::default();
+        for r in 1..=settings.repeat {
+            progress.working_on(&format!("N={n} serial, run {r}/{}", settings.repeat));
+            let (got, wall, cpu) = timed(|| serial_count(n));
+            let got = got.map_err(|e| BenchError::Invalid(e.to_string()))?;
+            check("serial", got)?;
+            s.wall.push(wall);
+            s.cpu.extend(cpu);
+            progress.run_done();
+        }
+        let baseline = stats::median(&s.wall).unwrap_or(f64::NAN);
+        // Nodes are counted once all of this N's timed runs are done (below), so that the
+        // counting threads never share the machine with a timed run.
+        let first_row = rows.len();
+        rows.push(row(
+            n,
+            Solver::Serial,
+            Method::Mirror.to_string(),
+            1,
+            None,
+            None,
+            expect,
+            &s,
+            baseline,
+        ));
+
+        // The engine at every thread count and split depth.
+        for engine in &engines {
+            let t = engine.threads();
+            for k in settings.depths(n, t) {
+                let plan = Arc::new(Plan::new(job(n, k, None)?));
+                let config = format!("engine, {t} threads, split depth {k}");
+                let mut s = Samples::default();
+                for r in 1..=settings.repeat {
+                    progress.working_on(&format!(
+                        "N={n} engine {t}t depth {k}, run {r}/{}",
+                        settings.repeat
+                    ));
+                    let mut timings = Timings(Vec::with_capacity(plan.units().len()));
+                    let (out, wall, cpu) =
+                        timed(|| engine.run(&plan, &RunOptions::default(), &mut timings));
+                    if out.interrupted {
+                        return Err(BenchError::Interrupted { n, config });
+                    }
+                    check(&config, out.counts.total)?;
+                    if t == 1 {
+                        // One worker runs the units in index order, so arrival order is index
+                        // order in every run: keep each unit's cheapest time, which filters out
+                        // the preemptions of a busy machine.
+                        let costs = timings.0.iter().map(|t| t.elapsed.as_secs_f64());
+                        if s.unit_costs.is_empty() {
+                            s.unit_costs = costs.collect();
+                        } else {
+                            s.unit_costs
+                                .iter_mut()
+                                .zip(costs)
+                                .for_each(|(m, c)| *m = m.min(c));
+                        }
+                    }
+                    s.wall.push(wall);
+                    s.cpu.extend(cpu);
+                    if let Some(b) = stats::balance(&timings.0, t) {
+                        s.unit_spread.push(b.unit_max_over_mean);
+                        s.tail.push(b.tail_share);
+                    }
+                    progress.run_done();
+                }
+                if t == 1 {
+                    for threads in PROJECTED_THREADS {
+                        if let Some(p) = stats::project(&s.unit_costs, threads) {
+                            projections.push(ProjectionRow {
+                                n,
+                                split_depth: k,
+                                units: plan.units().len(),
+                                threads,
+                                efficiency_bound: p.efficiency_bound,
+                                tail_share: p.tail_share,
+                            });
+                        }
+                    }
+                }
+                rows.push(row(
+                    n,
+                    Solver::Engine,
+                    plan.method().to_string(),
+                    t,
+                    Some(k),
+                    Some(plan.units().len()),
+                    expect,
+                    &s,
+                    baseline,
+                ));
+            }
+        }
+
+        // Search nodes: of the serial solver (the same trees as mirror units of depth 1) and of
+        // every plan measured; one count per plan.
+        let mut nodes_by_depth: BTreeMap<Option<u32>, u64> = BTreeMap::new();
+        for r in &mut rows[first_row..] {
+            let nodes = match nodes_by_depth.get(&r.split_depth) {
+                Some(&nodes) => nodes,
+                None => {
+                    progress.working_on(&format!("N={n}: counting search nodes"));
+                    let plan = match r.split_depth {
+                        None => Plan::new(job(n, 1, Some(Method::Mirror))?),
+                        Some(k) => Plan::new(job(n, k, None)?),
+                    };
+                    let nodes = plan_nodes(&plan);
+                    nodes_by_depth.insert(r.split_depth, nodes);
+                    nodes
+                }
+            };
+            r.nodes = nodes;
+            r.nodes_per_s = stats::rate(nodes as f64, r.median_s);
+        }
+    }
+    Ok(Report {
+        schema_version: SCHEMA_VERSION,
+        started_utc,
+        machine,
+        settings: settings.clone(),
+        nodes_note: "nodes = queens placed by the searches below the work-unit prefixes, \
+                     counted by a separate instrumented walk of the same trees (not timed); \
+                     nodes_per_s = nodes / median_s"
+            .into(),
+        rows,
+        projections,
+    })
+}
+
+/// The job of an engine configuration: the library's default method unless one is given.
+fn job(n: u32, depth: u32, method: Option<Method>) -> Result<Job, BenchError> {
+    let job = Job::new(n).map_err(|e| BenchError::Invalid(e.to_string()))?;
+    let job = match method {
+        Some(m) => job.with_method(m),
+        None => job,
+    };
+    job.with_split_depth(depth)
+        .map_err(|e| BenchError::Invalid(e.to_string()))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn row(
+    n: u32,
+    solver: Solver,
+    method: String,
+    threads: usize,
+    split_depth: Option<u32>,
+    units: Option<usize>,
+    solutions: u128,
+    s: &Samples,
+    baseline_s: f64,
+) -> Row {
+    let median_s = stats::median(&s.wall).unwrap_or(f64::NAN);
+    let speedup = stats::speedup(baseline_s, median_s);
+    Row {
+        n,
+        solver,
+        method,
+        threads,
+        split_depth,
+        units,
+        repeats: s.wall.len(),
+        // The published counts fit in u64 up to N = 27, the end of the table.
+        solutions: u64::try_from(solutions).unwrap_or(u64::MAX),
+        median_s,
+        min_s: stats::min(&s.wall).unwrap_or(f64::NAN),
+        cpu_s: stats::median(&s.cpu),
+        speedup,
+        efficiency: speedup.map(|x| stats::efficiency(x, threads)),
+        solutions_per_s: stats::rate(solutions as f64, median_s),
+        // Filled in once the nodes are counted.
+        nodes: 0,
+        nodes_per_s: None,
+        unit_max_over_mean: stats::median(&s.unit_spread),
+        tail_share: stats::median(&s.tail),
+    }
+}
+
+/// The current time, UTC, as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn utc_now_iso8601() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    let rem = secs % 86_400;
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01. The algorithm is Howard
+/// Hinnant's `civil_from_days` ("chrono-Compatible Low-Level Date Algorithms").
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> Settings {
+        Settings {
+            n_min: 6,
+            n_max: 8,
+            threads: vec![1, 2],
+            repeat: 2,
+            split_depths: vec![],
+        }
+    }
+
+    fn published(n: u32) -> Option<u128> {
+        crate::known::published(n).map(|p| p.total)
+    }
+
+    #[test]
+    fn default_thread_lists() {
+        assert_eq!(default_threads(1), vec![1]);
+        assert_eq!(default_threads(2), vec![1, 2]);
+        assert_eq!(default_threads(6), vec![1, 2, 4, 6]);
+        assert_eq!(default_threads(16), vec![1, 2, 4, 8, 16]);
+        assert_eq!(default_threads(256), vec![1, 2, 4, 8, 16, 32, 64, 128, 256]);
+        assert_eq!(default_threads(0), vec![1]);
+    }
+
+    #[test]
+    fn settings_are_validated() {
+        assert!(small().validate().is_ok());
+        let bad = [
+            Settings {
+                n_min: 9,
+                n_max: 8,
+                ..small()
+            },
+            Settings {
+                n_min: 0,
+                ..small()
+            },
+            Settings {
+                threads: vec![1, 0],
+                ..small()
+            },
+            Settings {
+                threads: vec![],
+                ..small()
+            },
+            Settings {
+                repeat: 0,
+                ..small()
+            },
+            Settings {
+                n_max: 33,
+                ..small()
+            },
+            // Depth 4 is deeper than a 3x3 board.
+            Settings {
+                n_min: 3,
+                split_depths: vec![4],
+                ..small()
+            },
+        ];
+        for s in bad {
+            assert!(matches!(s.validate(), Err(BenchError::Invalid(_))), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn a_small_benchmark_has_every_row_and_figure() {
+        let report = run(
+            &small(),
+            Machine::detect("test".into()),
+            &published,
+            &mut NoProgress,
+        )
+        .unwrap();
+        // Per N: serial, engine on 1 and on 2 threads.
+        assert_eq!(report.rows.len(), 3 * 3);
+        for r in &report.rows {
+            assert_eq!(u128::from(r.solutions), published(r.n).unwrap());
+            assert_eq!(r.repeats, 2);
+            assert!(r.min_s <= r.median_s && r.min_s > 0.0);
+            assert!(r.nodes > 0);
+            match r.solver {
+                Solver::Serial => {
+                    assert_eq!((r.threads, r.split_depth, r.units), (1, None, None));
+                    assert_eq!(r.unit_max_over_mean, None);
+                }
+                Solver::Engine => {
+                    assert!(r.units.unwrap() > 0);
+                    assert!(r.unit_max_over_mean.unwrap() >= 1.0);
+                    assert!((0.0..=1.0).contains(&r.tail_share.unwrap()));
+                }
+            }
+            let e = r.efficiency.unwrap();
+            assert!((e * r.threads as f64 - r.speedup.unwrap()).abs() < 1e-9);
+        }
+        // The serial solver's node counts against a textbook recount of its tree.
+        for r in report.rows.iter().filter(|r| r.solver == Solver::Serial) {
+            assert_eq!(r.nodes, naive_serial_nodes(r.n), "N = {}", r.n);
+        }
+        // The serial row is its own baseline.
+        assert_eq!(report.rows[0].speedup, Some(1.0));
+        assert_eq!(report.rows[0].solver, Solver::Serial);
+        assert_eq!(report.schema_version, SCHEMA_VERSION);
+        // Runs this short are never taken as a sign of a busy machine.
+        assert_eq!(report.busy_warning(), None);
+        // Projections from the 1-thread runs: every N (one default depth each) at 8 counts.
+        assert_eq!(report.projections.len(), 3 * PROJECTED_THREADS.len());
+        for p in &report.projections {
+            assert!(p.efficiency_bound > 0.0 && p.efficiency_bound <= 1.0 + 1e-9);
+            assert!((0.0..=1.0).contains(&p.tail_share));
+        }
+    }
+
+    /// The queens a mirror-halved search places below row 0 (first queen in the left half, or
+    /// the middle column), by plain recursion.
+    fn naive_serial_nodes(n: u32) -> u64 {
+        fn below(n: usize, cols: &mut Vec<usize>) -> u64 {
+            let row = cols.len();
+            if row == n {
+                return 0;
+            }
+            let mut nodes = 0;
+            for c in 0..n {
+                let safe = cols
+                    .iter()
+                    .enumerate()
+                    .all(|(r, &q)| q != c && q.abs_diff(c) != row - r);
+                if safe {
+                    cols.push(c);
+                    nodes += 1 + below(n, cols);
+                    cols.pop();
+                }
+            }
+            nodes
+        }
+        let n = n as usize;
+        (0..n.div_ceil(2)).map(|c| below(n, &mut vec![c])).sum()
+    }
+
+    #[test]
+    fn a_count_mismatch_is_an_error() {
+        // An expectation that is off by one for N = 7 only.
+        let wrong = |n: u32| published(n).map(|t| if n == 7 { t + 1 } else { t });
+        let err = run(
+            &small(),
+            Machine::detect("test".into()),
+            &wrong,
+            &mut NoProgress,
+        )
+        .unwrap_err();
+        match err {
+            BenchError::Mismatch {
+                n, got, expected, ..
+            } => assert_eq!((n, got, expected), (7, 40, 41)),
+            other => panic!("expected a mismatch, got {other}"),
+        }
+        // No published value at all: refused before any run.
+        let none = |_: u32| None;
+        assert!(matches!(
+            run(
+                &small(),
+                Machine::detect("test".into()),
+                &none,
+                &mut NoProgress
+            ),
+            Err(BenchError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn a_busy_machine_is_reported() {
+        let mut report = export::tests::sample();
+        assert_eq!(report.busy_warning(), None);
+        // 2 threads for 0.5 s could use 1 s of CPU; 0.6 s is 60 %.
+        let r = &mut report.rows[5];
+        (r.median_s, r.cpu_s) = (0.5, Some(0.6));
+        let w = report.busy_warning().unwrap();
+        assert!(w.contains("N = 11 engine on 2 threads got 60 %"), "{w}");
+    }
+
+    #[test]
+    fn dates_from_day_counts() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(20_819), (2027, 1, 1));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+    }
+}

@@ -1,0 +1,348 @@
+//! The long-run side of `nqueens count`: progress, checkpoints and resume, signals, shards.
+//!
+//! A checkpoint is written at least every `--checkpoint-every` seconds and when the run is
+//! stopped by SIGINT, SIGTERM or SIGHUP; the process then exits with 128 + the signal number.
+//! Units still running when the signal came are not saved and are recomputed on resume: a unit
+//! is counted only once it is finished and reported by the engine.
+//!
+//! Split depth on resume: when `--split-depth` is not given, the depth stored in the checkpoint
+//! is used (the default depth depends on the thread count, which may differ between runs); a
+//! depth given explicitly must match the checkpoint's. Shards default to a depth that depends on
+//! the number of shards only (3, or 4 beyond 64 shards), never on the machine, so that shards
+//! run on different machines split the job the same way.
+
+use super::progress::{Mode, Progress};
+use anyhow::{Context, Result};
+use clap::Args;
+use nqueens::checkpoint::Checkpoint;
+use nqueens::shard::{self, ShardResult, ShardSpec};
+use nqueens::store::{Identity, StoreError};
+use nqueens::{cost, Counts, Engine, Job, Observer, Plan, RunOptions, Unit};
+use serde::Serialize;
+use std::collections::HashSet;
+use std::io::{IsTerminal, Write};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Options of `count` for long runs.
+#[derive(Args, Debug, Clone, Default)]
+pub struct LongRunArgs {
+    /// Save the finished units to FILE, and resume from it if it exists (same job only).
+    #[arg(long, value_name = "FILE")]
+    checkpoint: Option<PathBuf>,
+    /// Save the checkpoint at least every SECS seconds (fractions allowed).
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = parse_secs)]
+    checkpoint_every: Duration,
+    /// Show progress on stderr even when it is not a terminal: a line every --progress-every.
+    #[arg(long)]
+    progress: bool,
+    /// Seconds between progress lines when stderr is not a terminal.
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_secs)]
+    progress_every: Duration,
+    /// No progress and no notes on stderr.
+    #[arg(short, long, conflicts_with = "progress")]
+    quiet: bool,
+    /// Compute only shard I of M (0-based) and print or write (--out) its result file.
+    #[arg(long, value_name = "I/M", value_parser = parse_shard)]
+    shard: Option<ShardSpec>,
+    /// Write the result file (JSON, for `nqueens merge`) to FILE, atomically.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+fn parse_secs(s: &str) -> Result<Duration, String> {
+    s.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && *x >= 0.0 && *x < 1e9)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| format!("'{s}' is not a number of seconds"))
+}
+
+fn parse_shard(s: &str) -> Result<ShardSpec, String> {
+    s.parse()
+}
+
+impl LongRunArgs {
+    /// Whether this count needs the long-run path (otherwise the plain engine call is used).
+    pub fn active(&self) -> bool {
+        self.checkpoint.is_some()
+            || self.shard.is_some()
+            || self.out.is_some()
+            || self.progress
+            || (!self.quiet && std::io::stderr().is_terminal())
+    }
+
+    /// The split depth to use when none is given: the checkpoint's, or the shard default.
+    pub fn default_depth(&self, n: u32) -> Option<u32> {
+        if let Some(path) = &self.checkpoint {
+            if let Ok(c) = Checkpoint::load(path) {
+                return Some(c.identity.split_depth);
+            }
+        }
+        self.shard.map(|s| if s.count > 64 { 4 } else { 3 }.min(n))
+    }
+}
+
+/// The JSON form of a finished whole count (the fields of plain `count --json`, and more).
+#[derive(Serialize)]
+struct CountJson {
+    n: u32,
+    total: u128,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unique: Option<u128>,
+    threads: usize,
+    split_depth: u32,
+    units: usize,
+    method: String,
+    elapsed_s: f64,
+    /// Units taken from the checkpoint rather than computed in this run.
+    resumed_units: usize,
+}
+
+/// Runs `job` on `threads` workers with the long-run options.
+pub fn run(args: &LongRunArgs, job: Job, threads: usize, json: bool) -> Result<ExitCode> {
+    let plan = Arc::new(Plan::new(job));
+    let identity = Identity::of(&plan);
+    let costs = cost::estimate(&plan);
+    let note = |msg: String| {
+        if !args.quiet {
+            eprintln!("nqueens: {msg}");
+        }
+    };
+    let spec = args.shard.unwrap_or(ShardSpec { index: 0, count: 1 });
+    let parts = shard::assign(&costs, spec.count);
+    let imbalance = shard::imbalance(&costs, &parts);
+    let mine: Vec<u32> = parts[spec.index as usize].clone();
+    let mut ckpt = match &args.checkpoint {
+        Some(path) if path.exists() => {
+            let c = Checkpoint::load(path)?;
+            c.check_job(path, &identity, args.shard)?;
+            let set: HashSet<u32> = mine.iter().copied().collect();
+            if let Some(i) = c.done.keys().find(|i| !set.contains(i)) {
+                return Err(StoreError::Foreign {
+                    path: path.clone(),
+                    reason: format!("unit {i} is not one of this run's units"),
+                }
+                .into());
+            }
+            note(format!(
+                "resuming from {}: {} of {} units done",
+                path.display(),
+                c.done.len(),
+                mine.len()
+            ));
+            c
+        }
+        _ => Checkpoint::new(identity.clone(), args.shard),
+    };
+    if let Some(s) = args.shard {
+        note(format!(
+            "shard {s}: {} of {} units, estimated imbalance of the split {:.1}%",
+            mine.len(),
+            costs.len(),
+            imbalance * 100.0
+        ));
+    }
+
+    let todo: Vec<u32> = mine
+        .iter()
+        .copied()
+        .filter(|i| !ckpt.done.contains_key(i))
+        .collect();
+    let resumed = ckpt.done.len();
+
+    let cancel = Arc::new(AtomicBool::new(false));
+    let signal = Arc::new(AtomicUsize::new(0));
+    register_signals(&cancel, &signal)?;
+
+    let mode = if args.quiet {
+        Mode::Off
+    } else if std::io::stderr().is_terminal() {
+        Mode::Bar
+    } else if args.progress {
+        Mode::Lines(args.progress_every)
+    } else {
+        Mode::Off
+    };
+    let cost_of = |units: &mut dyn Iterator<Item = u32>| -> u128 {
+        units.map(|i| u128::from(costs[i as usize])).sum()
+    };
+    let progress = Progress::new(
+        mode,
+        mine.len(),
+        resumed,
+        cost_of(&mut mine.iter().copied()),
+        cost_of(&mut ckpt.done.keys().copied()),
+    );
+    let prior = ckpt.elapsed;
+    let mut driver = Driver {
+        path: args.checkpoint.as_deref(),
+        every: args.checkpoint_every,
+        last_save: Instant::now(),
+        dirty: false,
+        prior,
+        start: Instant::now(),
+        ckpt: &mut ckpt,
+        progress,
+        costs: &costs,
+        error: None,
+    };
+    if driver.path.is_some() && resumed == 0 {
+        // A first save at once: a path that cannot be written fails now, not after the first
+        // interval of work.
+        driver.save()?;
+    }
+    let engine = Engine::new(threads)?;
+    let opts = RunOptions {
+        units: Some(todo),
+        tick: Duration::from_millis(100),
+        cancel: Some(cancel.clone()),
+    };
+    let outcome = engine.run(&plan, &opts, &mut driver);
+    driver.progress.finish();
+    if let Some(e) = driver.error.take() {
+        return Err(e.into());
+    }
+    if outcome.interrupted {
+        let sig = signal.load(Ordering::SeqCst);
+        driver.save().context("could not save the checkpoint")?;
+        let saved = match &args.checkpoint {
+            Some(p) => format!("saved to {}; run the same command to resume", p.display()),
+            None => "nothing saved (no --checkpoint)".into(),
+        };
+        let done = driver.ckpt.done.len();
+        eprintln!(
+            "nqueens: stopped by signal {sig}: {done} of {} units done, {saved}",
+            mine.len()
+        );
+        return Ok(ExitCode::from(128u8.saturating_add(sig as u8)));
+    }
+    if driver.path.is_some() {
+        driver.save().context("could not save the checkpoint")?;
+    }
+    let elapsed = prior + driver.start.elapsed();
+    let counts = ckpt.counts();
+    let result = ShardResult::new(identity, spec, mine.clone(), counts, elapsed, imbalance);
+    if let Some(out) = &args.out {
+        result.save(out)?;
+        note(format!("wrote {}", out.display()));
+    }
+    let mut stdout = std::io::stdout().lock();
+    if args.shard.is_some() {
+        if args.out.is_none() {
+            stdout.write_all(&result.to_bytes())?;
+        }
+    } else {
+        print_count(&mut stdout, &plan, counts, threads, elapsed, resumed, json)?;
+    }
+    stdout.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_count(
+    out: &mut dyn Write,
+    plan: &Plan,
+    counts: Counts,
+    threads: usize,
+    elapsed: Duration,
+    resumed: usize,
+    json: bool,
+) -> Result<()> {
+    let unique = plan.job().unique();
+    if json {
+        let j = CountJson {
+            n: plan.job().n(),
+            total: counts.total,
+            unique: unique.then_some(counts.unique),
+            threads,
+            split_depth: plan.job().split_depth(),
+            units: plan.units().len(),
+            method: plan.method().to_string(),
+            elapsed_s: elapsed.as_secs_f64(),
+            resumed_units: resumed,
+        };
+        serde_json::to_writer(&mut *out, &j)?;
+        writeln!(out)?;
+    } else if unique {
+        writeln!(out, "{} {}", counts.total, counts.unique)?;
+    } else {
+        writeln!(out, "{}", counts.total)?;
+    }
+    Ok(())
+}
+
+/// SIGINT, SIGTERM and SIGHUP set `cancel` and record their number in `signal`; a second one
+/// while the first is being handled exits at once.
+fn register_signals(cancel: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -> Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    use signal_hook::flag;
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
+        // Registered first, so it sees the flag as it was before this signal set it.
+        flag::register_conditional_shutdown(sig, 128 + sig, cancel.clone())?;
+        flag::register_usize(sig, signal.clone(), sig as usize)?;
+        flag::register(sig, cancel.clone())?;
+    }
+    Ok(())
+}
+
+/// The observer of a long run: records finished units, saves the checkpoint when due, and
+/// drives the progress display.
+struct Driver<'a> {
+    path: Option<&'a Path>,
+    every: Duration,
+    last_save: Instant,
+    dirty: bool,
+    prior: Duration,
+    start: Instant,
+    ckpt: &'a mut Checkpoint,
+    progress: Progress,
+    costs: &'a [u64],
+    error: Option<StoreError>,
+}
+
+impl Driver<'_> {
+    fn save(&mut self) -> Result<(), StoreError> {
+        let Some(path) = self.path else {
+            return Ok(());
+        };
+        self.ckpt.elapsed = self.prior + self.start.elapsed();
+        self.ckpt.save(path)?;
+        self.dirty = false;
+        self.last_save = Instant::now();
+        Ok(())
+    }
+
+    fn save_if_due(&mut self) -> ControlFlow<()> {
+        if self.dirty && self.last_save.elapsed() >= self.every {
+            if let Err(e) = self.save() {
+                self.error = Some(e);
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl Observer for Driver<'_> {
+    fn unit_done(
+        &mut self,
+        unit: &Unit,
+        counts: Counts,
+        _timing: nqueens::engine::UnitTiming,
+    ) -> ControlFlow<()> {
+        self.ckpt.done.insert(unit.index, counts);
+        self.dirty = true;
+        self.progress.unit_done(self.costs[unit.index as usize]);
+        self.save_if_due()
+    }
+
+    fn tick(&mut self) -> ControlFlow<()> {
+        self.progress.tick();
+        self.save_if_due()
+    }
+}

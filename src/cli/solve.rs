@@ -1,0 +1,47 @@
+//! `nqueens solve`: one solution for any N, by an explicit construction (no search).
+
+use anyhow::Result;
+use clap::Args;
+use nqueens::format::{self, Kind, Printer};
+use nqueens::solutions::{construct, MAX_CONSTRUCT_N};
+use std::io;
+use std::process::ExitCode;
+
+/// Print one solution for an N×N board, for any N up to 4294967295, in time linear in N.
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// Board size, 1 to 4294967295 (N = 2 and 3 have no solution).
+    #[arg(value_parser = parse_big_n)]
+    n: u64,
+    /// Output format: columns, board, matrix (these two up to N = 1000) or json.
+    #[arg(short, long, default_value = "columns", value_parser = super::list::parse_format)]
+    format: Kind,
+}
+
+fn parse_big_n(s: &str) -> Result<u64, String> {
+    let n: u64 = s.trim().parse().map_err(|_| {
+        format!("'{s}' is not a board size (a whole number from 1 to {MAX_CONSTRUCT_N})")
+    })?;
+    if !(1..=MAX_CONSTRUCT_N).contains(&n) {
+        return Err(format!(
+            "N must be between 1 and {MAX_CONSTRUCT_N}, got {n}"
+        ));
+    }
+    Ok(n)
+}
+
+pub fn run(args: &SolveArgs) -> Result<ExitCode> {
+    let fmt = args.format.format();
+    format::check_size(fmt.as_ref(), args.format.name(), args.n)?;
+    let Some(solution) = construct(args.n)? else {
+        eprintln!(
+            "nqueens: N = {} has no solution (every N except 2 and 3 has one)",
+            args.n
+        );
+        return Ok(ExitCode::FAILURE);
+    };
+    let mut printer = Printer::new(fmt, io::stdout().lock());
+    printer.solution(args.n, solution)?;
+    drop(printer.finish()?);
+    Ok(ExitCode::SUCCESS)
+}

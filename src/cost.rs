@@ -1,0 +1,193 @@
+//! Cheap estimates of how long each work unit takes, for honest progress bars and balanced shards.
+//!
+//! The search tree below a unit is estimated by looking a few rows ahead exactly and guessing the
+//! rest: every placement of the next [`horizon`] rows is found, and each is weighted by the
+//! product, over every row below it, of the square of the number of squares in that row that
+//! the queens placed so far leave free. Squaring weights the rows by how much they constrain;
+//! it ranked units best among the powers tried (the measurements are in the README: Spearman
+//! rank correlation with the real tree size 0.75 to 0.86 for N = 14..16, where the plain count
+//! of nodes a few rows ahead correlates *negatively*: a first queen near the corner leaves more
+//! of the next rows free but has fewer completions).
+//!
+//! The estimate depends on the job only (the same on every machine, so that separate shards
+//! agree on their assignment) and is computed with exact IEEE operations in a fixed order. It
+//! takes a few thousand operations a unit.
+
+use crate::kernel::{self, full_mask, Masks, MAX_N};
+use crate::units::{Plan, Unit};
+
+/// How many rows below a unit's prefix are searched exactly: down to row 5, at least one
+/// (measured best for split depths 2, 3 and 4; see the README).
+pub fn horizon(depth: u32) -> u32 {
+    5u32.saturating_sub(depth).max(1)
+}
+
+/// The estimated cost of every unit of `plan`, in index order: positive integers proportional
+/// to the estimate, the largest about 10^12.
+pub fn estimate(plan: &Plan) -> Vec<u64> {
+    let raw: Vec<f64> = plan
+        .units()
+        .iter()
+        .map(|u| estimate_unit(plan, u))
+        .collect();
+    let max = raw.iter().copied().fold(0.0, f64::max);
+    raw.iter()
+        .map(|&r| {
+            if max > 0.0 {
+                ((r / max) * 1e12).round().max(1.0) as u64
+            } else {
+                1
+            }
+        })
+        .collect()
+}
+
+/// The unscaled estimate of one unit of `plan`.
+pub fn estimate_unit(plan: &Plan, unit: &Unit) -> f64 {
+    estimate_unit_with(plan, unit, horizon(u32::from(unit.depth)))
+}
+
+/// The unscaled estimate with another horizon: for measuring how well each one predicts.
+pub fn estimate_unit_with(plan: &Plan, unit: &Unit, horizon: u32) -> f64 {
+    let n = plan.job().n();
+    let rows = plan
+        .allowed()
+        .copied()
+        .unwrap_or_else(|| kernel::unconstrained(n));
+    // The D4 method's units search under their branch's bound masks.
+    let rows = match plan.method() {
+        crate::Method::D4 => crate::d4::unit_allow(n, unit, &rows),
+        _ => rows,
+    };
+    lookahead(n, u32::from(unit.depth), unit.masks, horizon, &rows)
+}
+
+/// The estimate of the subtree at `row` with attacks `m`: exact for `ahead` rows, then
+/// [`free_product`].
+fn lookahead(n: u32, row: u32, m: Masks, ahead: u32, rows: &[u32; MAX_N as usize]) -> f64 {
+    if ahead == 0 || row >= n {
+        return free_product(n, row, m, rows);
+    }
+    let mut free = m.free(full_mask(n)) & rows[row as usize];
+    let mut sum = 0.0;
+    while free != 0 {
+        let bit = free & free.wrapping_neg();
+        free &= free - 1;
+        sum += lookahead(n, row + 1, m.place(bit), ahead - 1, rows);
+    }
+    sum
+}
+
+/// The product over rows `row..n` of the squared number of squares the queens placed so far
+/// leave free in each row (a row with none counts as 1/4: it ends most branches).
+fn free_product(n: u32, row: u32, m: Masks, rows: &[u32; MAX_N as usize]) -> f64 {
+    let full = full_mask(n);
+    let mut p = 1.0f64;
+    for r in row..n {
+        let k = r - row;
+        let up = ((u64::from(m.diag_up)) << k) as u32;
+        let down = m.diag_down.checked_shr(k).unwrap_or(0);
+        let free = (full & !(m.cols | up | down) & rows[r as usize]).count_ones();
+        p *= if free == 0 {
+            0.25
+        } else {
+            f64::from(free * free)
+        };
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::evaluate_nodes;
+    use crate::Job;
+
+    /// Spearman's rank correlation of two equally long lists (ties get their mean rank).
+    fn spearman(a: &[u64], b: &[u64]) -> f64 {
+        fn ranks(v: &[u64]) -> Vec<f64> {
+            let mut idx: Vec<usize> = (0..v.len()).collect();
+            idx.sort_by_key(|&i| v[i]);
+            let mut r = vec![0.0; v.len()];
+            let mut i = 0;
+            while i < idx.len() {
+                let mut j = i;
+                while j + 1 < idx.len() && v[idx[j + 1]] == v[idx[i]] {
+                    j += 1;
+                }
+                let mean = (i + j) as f64 / 2.0;
+                for &k in &idx[i..=j] {
+                    r[k] = mean;
+                }
+                i = j + 1;
+            }
+            r
+        }
+        let (ra, rb) = (ranks(a), ranks(b));
+        let n = ra.len() as f64;
+        let (ma, mb) = (ra.iter().sum::<f64>() / n, rb.iter().sum::<f64>() / n);
+        let cov: f64 = ra.iter().zip(&rb).map(|(x, y)| (x - ma) * (y - mb)).sum();
+        let va: f64 = ra.iter().map(|x| (x - ma).powi(2)).sum();
+        let vb: f64 = rb.iter().map(|y| (y - mb).powi(2)).sum();
+        cov / (va * vb).sqrt()
+    }
+
+    #[test]
+    fn estimates_are_deterministic_and_positive() {
+        let plan = Plan::new(Job::new(12).unwrap().with_split_depth(3).unwrap());
+        let a = estimate(&plan);
+        assert_eq!(a, estimate(&plan));
+        assert_eq!(a.len(), plan.units().len());
+        assert!(a.iter().all(|&c| c >= 1));
+        assert_eq!(a.iter().max(), Some(&1_000_000_000_000));
+        // Searched exactly to the last row, the estimate counts the complete placements.
+        let plan = Plan::new(
+            Job::new(6)
+                .unwrap()
+                .with_method(crate::Method::Mirror)
+                .with_split_depth(2)
+                .unwrap(),
+        );
+        let leaves: f64 = plan
+            .units()
+            .iter()
+            .map(|u| estimate_unit_with(&plan, u, 4))
+            .sum();
+        assert_eq!(leaves, 2.0); // 4 solutions, mirror-halved
+    }
+
+    #[test]
+    fn estimates_follow_the_real_cost() {
+        // The real cost of a unit is its search-tree size (nodes); the estimate must rank the
+        // units nearly as the real cost does.
+        for (n, depth, method) in [
+            (14, 2, crate::Method::Mirror),
+            (14, 3, crate::Method::Mirror),
+            (13, 4, crate::Method::Mirror),
+            (14, 2, crate::Method::D4),
+            (14, 3, crate::Method::D4),
+            (13, 4, crate::Method::D4),
+        ] {
+            let job = Job::new(n).unwrap().with_method(method);
+            let plan = Plan::new(job.with_split_depth(depth).unwrap());
+            let est = estimate(&plan);
+            let real: Vec<u64> = plan
+                .units()
+                .iter()
+                .map(|u| evaluate_nodes(&plan, u))
+                .collect();
+            let rho = spearman(&est, &real);
+            // d4 ranks a little worse at depth 4 (0.63 at N = 13; 0.88 and 0.77 at N = 14 depths
+            // 2 and 3; without its bound masks the estimate ranked d4 units at -0.41).
+            let min = if method == crate::Method::D4 {
+                0.6
+            } else {
+                0.7
+            };
+            assert!(
+                rho > min,
+                "N = {n}, depth {depth}, {method}: rank correlation {rho}"
+            );
+        }
+    }
+}

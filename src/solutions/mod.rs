@@ -1,0 +1,282 @@
+//! Solutions themselves, not only their number: one solution for any N by an explicit
+//! construction, and every solution of a job streamed in lexicographic order.
+//!
+//! A solution is its column sequence: the (0-based) column of the queen in row 0, row 1, …
+//!
+//! ```
+//! use nqueens::solutions::{construct, for_each_solution};
+//! use nqueens::{Job, Queen};
+//! use std::ops::ControlFlow;
+//!
+//! // One solution for a large board, row by row, without search.
+//! let cols: Vec<u64> = construct(1_000)?.expect("N = 1000 has solutions").collect();
+//! assert_eq!(cols.len(), 1_000);
+//!
+//! // Every 6-queens solution with a queen at row 1, column 2 (1-based), in lexicographic order.
+//! let job = Job::new(6)?.with_placed(&[Queen::one_based(1, 2).unwrap()])?;
+//! let mut seen = Vec::new();
+//! for_each_solution(&job, |s| {
+//!     seen.push(s.to_vec());
+//!     ControlFlow::Continue(())
+//! })?;
+//! assert_eq!(seen, vec![vec![1, 3, 5, 0, 2, 4]]);
+//! # Ok::<(), nqueens::Error>(())
+//! ```
+
+use crate::error::{Error, Result};
+use crate::job::{Job, Method};
+use crate::kernel::{self, MAX_N};
+use crate::symmetry;
+use crate::units::Plan;
+use std::ops::ControlFlow;
+
+mod write;
+pub use write::{
+    write_solutions, WriteError, WriteOptions, BUDGET_PER_THREAD, MAX_PARALLEL_N, WINDOW_PER_THREAD,
+};
+
+/// The largest board [`construct`] accepts: columns are written as `u32`-sized numbers.
+pub const MAX_CONSTRUCT_N: u64 = u32::MAX as u64;
+
+/// One solution of the `n`-queens problem, produced row by row by a closed formula: time O(1)
+/// per row, no memory beyond this struct.
+///
+/// The construction is the classical one by N mod 6 (E. J. Hoffman, J. C. Loessi, R. C. Moore,
+/// "Constructions for the Solution of the m Queens Problem", Mathematics Magazine 42(2), 1969,
+/// pp. 66–72; in the form given by B. Bernhardsson, "Explicit solutions to the N-queens problem
+/// for all N", ACM SIGART Bulletin 2(2), 1991, p. 7). Write the even numbers 2, 4, …, then the
+/// odd numbers 1, 3, … (1-based); if N mod 6 is 2, swap 1 and 3 and move 5 to the end of the odd
+/// numbers; if N mod 6 is 3, move 2 to the end of the even numbers and 1, 3 to the end of the
+/// odd numbers. Position i of that list is the column of the queen in row i (the construction is
+/// usually stated per column; a solution transposed is a solution).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Construction {
+    n: u64,
+    next: u64,
+}
+
+impl Construction {
+    /// The board size.
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+
+    /// The 0-based column of the queen in the 0-based `row` (`row < n`).
+    pub fn column(&self, row: u64) -> u64 {
+        debug_assert!(row < self.n);
+        let n = self.n;
+        // 1-based position in the list of the doc comment, and the number of even entries.
+        let p = row + 1;
+        let evens = n / 2;
+        let one_based = match n % 6 {
+            2 => {
+                if p <= evens {
+                    2 * p
+                } else {
+                    // Odd part (n even, n/2 entries): 3, 1, 7, 9, …, n-1, 5.
+                    let j = p - evens;
+                    match j {
+                        1 => 3,
+                        2 => 1,
+                        _ if j == n / 2 => 5,
+                        _ => 2 * j + 1,
+                    }
+                }
+            }
+            3 => {
+                if p < evens {
+                    // 4, 6, …, n-1, then 2.
+                    2 * p + 2
+                } else if p == evens {
+                    2
+                } else {
+                    // Odd part ((n+1)/2 entries): 5, 7, …, n, 1, 3.
+                    let odds = n - evens;
+                    let j = p - evens;
+                    if j + 1 < odds {
+                        2 * j + 3
+                    } else if j + 1 == odds {
+                        1
+                    } else {
+                        3
+                    }
+                }
+            }
+            _ => {
+                if p <= evens {
+                    2 * p
+                } else {
+                    2 * (p - evens) - 1
+                }
+            }
+        };
+        one_based - 1
+    }
+}
+
+impl Iterator for Construction {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        (self.next < self.n).then(|| {
+            let c = self.column(self.next);
+            self.next += 1;
+            c
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = usize::try_from(self.n - self.next).unwrap_or(usize::MAX);
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for Construction {}
+
+/// One solution for an `n`×`n` board, as an iterator of the 0-based columns of rows 0, 1, …:
+/// `Ok(None)` for N = 2 and 3, which have no solution; an error for N = 0 or N above
+/// [`MAX_CONSTRUCT_N`]. Time linear in N, constant memory: no search.
+pub fn construct(n: u64) -> Result<Option<Construction>> {
+    if !(1..=MAX_CONSTRUCT_N).contains(&n) {
+        return Err(Error::BoardSize {
+            n,
+            min: 1,
+            max: u32::MAX,
+        });
+    }
+    Ok((n != 2 && n != 3).then_some(Construction { n, next: 0 }))
+}
+
+/// Calls `f` with every solution of `job` (all solutions of its board that contain its placed
+/// queens), in lexicographic order of the column sequence; with [`Job::unique`], only the
+/// lexicographically smallest member of each symmetry class.
+///
+/// Streams: memory does not grow with the number of solutions. `f` returning `Break` stops the
+/// walk, and the result is `Ok(Break)`. The job's method is ignored (every unit of the plain
+/// method is walked, in index order, which is lexicographic prefix order). `unique` together
+/// with placed queens is refused: a class may have members with and without the queens, so
+/// "one per class" would not be well defined.
+pub fn for_each_solution<F>(job: &Job, mut f: F) -> Result<ControlFlow<()>>
+where
+    F: FnMut(&[u8]) -> ControlFlow<()>,
+{
+    check_listing(job)?;
+    let unique = job.unique();
+    let n = job.n();
+    let plan = Plan::new(job.clone().with_method(Method::Plain));
+    let rows = plan
+        .allowed()
+        .copied()
+        .unwrap_or_else(|| kernel::unconstrained(n));
+    let mut cols = [0u8; MAX_N as usize];
+    for unit in plan.units() {
+        let prefix = unit.prefix();
+        if unique && !may_hold_canonical(n, prefix) {
+            continue;
+        }
+        cols[..prefix.len()].copy_from_slice(prefix);
+        let flow = kernel::visit(
+            n,
+            u32::from(unit.depth),
+            unit.masks,
+            &rows,
+            &mut cols,
+            |s| {
+                if unique && !symmetry::is_canonical(s) {
+                    ControlFlow::Continue(())
+                } else {
+                    f(s)
+                }
+            },
+        );
+        if flow.is_break() {
+            return Ok(flow);
+        }
+    }
+    Ok(ControlFlow::Continue(()))
+}
+
+/// Refuses what cannot be listed: unique solutions with pre-placed queens.
+fn check_listing(job: &Job) -> Result<()> {
+    if job.unique() && !job.placed().is_empty() {
+        return Err(Error::Unsupported(
+            "unique solutions cannot be combined with pre-placed queens".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a unit with this prefix can hold the smallest member of a class: that member is not
+/// greater than its mirror image, so neither is its prefix.
+fn may_hold_canonical(n: u32, prefix: &[u8]) -> bool {
+    let mirrored = prefix.iter().map(|&c| n as u8 - 1 - c);
+    mirrored.ge(prefix.iter().copied())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn valid(cols: &[u64]) -> bool {
+        let n = cols.len();
+        let mut col = vec![false; n];
+        let mut d1 = vec![false; 2 * n];
+        let mut d2 = vec![false; 2 * n];
+        cols.iter().enumerate().all(|(r, &c)| {
+            let c = c as usize;
+            c < n
+                && !std::mem::replace(&mut col[c], true)
+                && !std::mem::replace(&mut d1[r + c], true)
+                && !std::mem::replace(&mut d2[r + n - c], true)
+        })
+    }
+
+    #[test]
+    fn constructions_by_residue() {
+        let get = |n| construct(n).unwrap().unwrap().collect::<Vec<_>>();
+        // N mod 6 = 4: evens then odds.
+        assert_eq!(get(4), vec![1, 3, 0, 2]);
+        // N mod 6 = 2: 2 4 6 8 | 3 1 7 5.
+        assert_eq!(get(8), vec![1, 3, 5, 7, 2, 0, 6, 4]);
+        // N mod 6 = 3: 4 6 8 2 | 5 7 9 1 3.
+        assert_eq!(get(9), vec![3, 5, 7, 1, 4, 6, 8, 0, 2]);
+        assert_eq!(get(1), vec![0]);
+        for n in [4, 5, 6, 7, 8, 9, 10, 11, 14, 15, 20, 21, 26, 27] {
+            assert!(valid(&get(n)), "n = {n}");
+        }
+        assert_eq!(construct(2), Ok(None));
+        assert_eq!(construct(3), Ok(None));
+        assert!(construct(0).is_err());
+        assert!(construct(MAX_CONSTRUCT_N + 1).is_err());
+        assert_eq!(construct(10).unwrap().unwrap().len(), 10);
+    }
+
+    #[test]
+    fn listing_is_lexicographic_and_limited() {
+        let job = Job::new(6).unwrap();
+        let mut seen = Vec::new();
+        let r = for_each_solution(&job, |s| {
+            seen.push(s.to_vec());
+            if seen.len() == 3 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        assert_eq!(r, Ok(ControlFlow::Break(())));
+        assert_eq!(
+            seen,
+            vec![
+                vec![1, 3, 5, 0, 2, 4],
+                vec![2, 5, 1, 4, 0, 3],
+                vec![3, 0, 4, 1, 5, 2]
+            ]
+        );
+        let job = Job::new(6)
+            .unwrap()
+            .with_unique(true)
+            .with_placed(&[crate::Queen { row: 0, col: 1 }])
+            .unwrap();
+        assert!(for_each_solution(&job, |_| ControlFlow::Continue(())).is_err());
+    }
+}

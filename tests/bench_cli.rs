@@ -1,0 +1,138 @@
+//! `nqueens bench` as CI runs it: a small real benchmark writes the five result files, with
+//! the schema they document, and bad settings get one line and exit code 2.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn nq() -> Command {
+    Command::cargo_bin("nqueens").unwrap()
+}
+
+/// The published totals for N = 6..=8.
+const TOTALS: [(u32, u64); 3] = [(6, 4), (7, 40), (8, 92)];
+
+#[test]
+fn a_small_benchmark_writes_five_valid_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let args = ["bench", "--n-min", "6", "--n-max", "8", "--threads", "1,2"];
+    nq().args(args)
+        .args(["--repeat", "1", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("scaling.csv"));
+    for f in [
+        "scaling.csv",
+        "scaling.json",
+        "scaling.svg",
+        "time.svg",
+        "summary.md",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+
+    // CSV: the documented header, one row per N and solver configuration, verified counts.
+    let mut csv = csv::Reader::from_path(out.join("scaling.csv")).unwrap();
+    let header: Vec<String> = csv.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(
+        header,
+        [
+            "n",
+            "solver",
+            "method",
+            "threads",
+            "split_depth",
+            "units",
+            "repeats",
+            "solutions",
+            "median_s",
+            "min_s",
+            "cpu_s",
+            "speedup",
+            "efficiency",
+            "solutions_per_s",
+            "nodes",
+            "nodes_per_s",
+            "unit_max_over_mean",
+            "tail_share"
+        ]
+    );
+    let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
+    // Per N: the serial solver and the engine on 1 and 2 threads.
+    assert_eq!(rows.len(), 3 * 3);
+    for (i, row) in rows.iter().enumerate() {
+        let (n, total) = TOTALS[i / 3];
+        assert_eq!(row[0].parse::<u32>().unwrap(), n);
+        assert_eq!(&row[1], if i % 3 == 0 { "serial" } else { "engine" });
+        assert_eq!(row[3].parse::<usize>().unwrap(), [1, 1, 2][i % 3]);
+        assert_eq!(row[6].parse::<u32>().unwrap(), 1);
+        assert_eq!(row[7].parse::<u64>().unwrap(), total);
+        let median: f64 = row[8].parse().unwrap();
+        assert!(median > 0.0);
+        assert!(row[14].parse::<u64>().unwrap() > 0);
+    }
+
+    // JSON: the machine description, the settings and the same rows.
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("scaling.json")).unwrap()).unwrap();
+    let m = &json["machine"];
+    for key in [
+        "cpu_model",
+        "logical_cores",
+        "physical_cores",
+        "os",
+        "rustc",
+        "git_commit",
+        "command_line",
+    ] {
+        assert!(!m[key].is_null(), "machine.{key} missing");
+    }
+    assert!(m["logical_cores"].as_u64().unwrap() >= 1);
+    assert!(m["rustc"].as_str().unwrap().starts_with("rustc"));
+    assert!(m["command_line"]
+        .as_str()
+        .unwrap()
+        .contains("bench --n-min 6 --n-max 8 --threads 1,2"));
+    assert_eq!(json["settings"]["threads"], serde_json::json!([1, 2]));
+    let jrows = json["rows"].as_array().unwrap();
+    assert_eq!(jrows.len(), 9);
+    assert_eq!(jrows[8]["n"], 8);
+    assert_eq!(jrows[8]["solutions"], 92);
+
+    // The plots are SVG with text; the summary has its table.
+    let svg = std::fs::read_to_string(out.join("scaling.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("N = 8"));
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("| 8 | serial | 1 |"));
+}
+
+#[test]
+fn bad_settings_get_one_line_and_exit_code_2() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["--n-min", "9", "--n-max", "8"][..],
+        &["--n-max", "28"],
+        &["--n-min", "0"],
+        &["--threads", "0"],
+        &["--threads", "1,,2"],
+        &["--threads", "two"],
+        &["--repeat", "0"],
+        &["--split-depth", "5"],
+        &["--n-min", "3", "--n-max", "5", "--split-depth", "4"],
+    ] {
+        let out = nq()
+            .arg("bench")
+            .args(args)
+            .arg("--out")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("nqueens: error: "), "{err}");
+    }
+    // Nothing was measured or written.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}

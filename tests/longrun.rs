@@ -1,0 +1,421 @@
+//! Long runs as they fail in life: killed at random instants, stopped by signals, given damaged or
+//! foreign checkpoints, split into shards and merged. Every test ends in an exact count compared
+//! with the published value.
+
+use assert_cmd::Command;
+use nqueens::checkpoint::Checkpoint;
+use nqueens::known::published;
+use nqueens::shard::ShardResult;
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+fn nq() -> Command {
+    Command::cargo_bin("nqueens").unwrap()
+}
+
+fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("nqueens")
+}
+
+/// A small deterministic generator (xorshift64*) for the kill instants; the seed is printed so
+/// a failure can be replayed.
+struct Rng(u64);
+impl Rng {
+    fn from_clock() -> Rng {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64
+            | 1;
+        eprintln!("kill-instant seed: {seed}");
+        Rng(seed)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
+    }
+}
+
+/// The slow-enough job of the kill tests: about a second on 2 threads, in many small units.
+fn long_args(n: u32, ckpt: &Path) -> Vec<String> {
+    [
+        "count",
+        &n.to_string(),
+        "--threads",
+        "2",
+        "--method",
+        "plain",
+        "--split-depth",
+        "4",
+        "--checkpoint",
+        ckpt.to_str().unwrap(),
+        "--checkpoint-every",
+        "0.05",
+        "--quiet",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+fn spawn(args: &[String]) -> Child {
+    std::process::Command::new(bin())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn run_to_end(args: &[String]) -> String {
+    let out = std::process::Command::new(bin())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn kill_9_at_random_instants_then_resume_gives_the_exact_total() {
+    let mut rng = Rng::from_clock();
+    let mut partial_resumes = 0;
+    for n in [14u32, 15] {
+        // Roughly how long a whole run takes here, to spread the kills over it.
+        let t0 = Instant::now();
+        let dir = tempfile::tempdir().unwrap();
+        run_to_end(&long_args(n, &dir.path().join("whole.json")));
+        let whole_ms = (t0.elapsed().as_millis() as u64).max(50);
+        for _trial in 0..3 {
+            let dir = tempfile::tempdir().unwrap();
+            let ckpt = dir.path().join("ckpt.json");
+            let args = long_args(n, &ckpt);
+            // Up to three kills in a row, each at a random instant of the (remaining) run.
+            for _kill in 0..=rng.below(3) {
+                let mut child = spawn(&args);
+                std::thread::sleep(Duration::from_millis(rng.below(whole_ms)));
+                child.kill().unwrap(); // SIGKILL
+                child.wait().unwrap();
+                if ckpt.exists() {
+                    // Whatever instant the kill hit, the file is whole and of this job.
+                    let c =
+                        Checkpoint::load(&ckpt).expect("a killed run left a damaged checkpoint");
+                    assert_eq!(c.identity.n, n);
+                    partial_resumes +=
+                        usize::from(!c.done.is_empty() && c.done.len() < c.identity.units as usize);
+                }
+            }
+            let total = run_to_end(&args);
+            assert_eq!(total.trim(), published(n).unwrap().total.to_string());
+        }
+    }
+    // The kills are spread over the runs, so some must have left a partial checkpoint.
+    assert!(partial_resumes > 0, "no kill left a partial checkpoint");
+}
+
+/// Sends `sig` to the process `pid` with kill(1).
+fn send(sig: &str, pid: u32) {
+    let ok = std::process::Command::new("kill")
+        .args([&format!("-{sig}"), &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+}
+
+#[test]
+fn signals_save_the_checkpoint_and_exit_with_128_plus_the_signal() {
+    use std::io::BufRead;
+    for (sig, code) in [("INT", 130), ("TERM", 143), ("HUP", 129)] {
+        let dir = tempfile::tempdir().unwrap();
+        let ckpt = dir.path().join("ckpt.json");
+        let mut args = long_args(15, &ckpt);
+        // No periodic saves: the finished units can only be saved on the signal. A progress
+        // line per unit tells when the first units are done.
+        let every = args.iter().position(|a| a == "--checkpoint-every").unwrap();
+        args[every + 1] = "1000".into();
+        args.retain(|a| a != "--quiet");
+        args.extend(["--progress", "--progress-every", "0"].map(String::from));
+        let mut child = spawn(&args);
+        let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            for line in stderr.lines() {
+                let line = line.unwrap();
+                if line.contains("progress:") && !line.contains(" work, 0/") {
+                    let _ = tx.send(());
+                }
+                text.push_str(&line);
+                text.push('\n');
+            }
+            text
+        });
+        rx.recv_timeout(Duration::from_secs(30))
+            .expect("no progress");
+        send(sig, child.id());
+        let sent = Instant::now();
+        let status = child.wait().unwrap();
+        assert!(
+            sent.elapsed() < Duration::from_secs(3),
+            "SIG{sig}: slow exit"
+        );
+        let stderr = reader.join().unwrap();
+        assert_eq!(status.code(), Some(code), "SIG{sig}: {stderr}");
+        assert!(stderr.contains("stopped by signal"), "{stderr}");
+        let c = Checkpoint::load(&ckpt).expect("checkpoint written on the signal");
+        assert!(!c.done.is_empty(), "SIG{sig}: finished units not saved");
+        assert!(
+            c.done.len() < c.identity.units as usize,
+            "SIG{sig} came too late"
+        );
+        let total = run_to_end(&args);
+        assert_eq!(total.trim(), "2279184");
+    }
+}
+
+/// Runs `count` on a checkpoint that must be refused: exit 2, one line naming the file, and
+/// the file byte for byte as it was.
+fn assert_refused(args: &[&str], ckpt: &Path, why: &str) {
+    let before = std::fs::read(ckpt).unwrap();
+    let out = nq().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{why}: {out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{why}: {stderr}");
+    assert!(stderr.contains(ckpt.to_str().unwrap()), "{why}: {stderr}");
+    assert!(stderr.contains("untouched"), "{why}: {stderr}");
+    assert_eq!(std::fs::read(ckpt).unwrap(), before, "{why}: file changed");
+}
+
+#[test]
+fn damaged_and_foreign_checkpoints_are_refused_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.json");
+    let p = good.to_str().unwrap();
+    nq().args(["count", "10", "--split-depth", "2", "--checkpoint", p])
+        .assert()
+        .success()
+        .stdout("724\n");
+    let bytes = std::fs::read(&good).unwrap();
+    let ckpt = dir.path().join("ckpt.json");
+    let c = ckpt.to_str().unwrap();
+    let args = ["count", "10", "--split-depth", "2", "--checkpoint", c];
+
+    std::fs::write(&ckpt, &bytes[..bytes.len() / 2]).unwrap();
+    assert_refused(&args, &ckpt, "truncated");
+    std::fs::write(&ckpt, b"").unwrap();
+    assert_refused(&args, &ckpt, "empty");
+    for pos in [10, bytes.len() / 3, bytes.len() / 2, bytes.len() - 5] {
+        let mut flipped = bytes.clone();
+        flipped[pos] ^= 0x04;
+        std::fs::write(&ckpt, &flipped).unwrap();
+        assert_refused(&args, &ckpt, &format!("bit flipped at {pos}"));
+    }
+    std::fs::write(&ckpt, &bytes).unwrap();
+    // Another N, another explicit depth, another method, a shard: each a foreign job.
+    assert_refused(&["count", "11", "--checkpoint", c], &ckpt, "another N");
+    assert_refused(
+        &["count", "10", "--split-depth", "3", "--checkpoint", c],
+        &ckpt,
+        "another depth",
+    );
+    assert_refused(
+        &["count", "10", "--method", "plain", "--checkpoint", c],
+        &ckpt,
+        "another method",
+    );
+    assert_refused(
+        &["count", "10", "--shard", "0/2", "--checkpoint", c],
+        &ckpt,
+        "a shard",
+    );
+    // A checkpoint that cannot be written fails at once, as a failure (1), not bad input.
+    let nowhere = dir.path().join("no/such/dir/c.json");
+    nq().args(["count", "10", "--checkpoint", nowhere.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cannot write"));
+    // The same job resumes from it, taking the depth from the checkpoint.
+    nq().args(["count", "10", "--threads", "7", "--checkpoint", c])
+        .assert()
+        .success()
+        .stdout("724\n");
+}
+
+fn shard_files(dir: &Path, n: u32, m: u32, extra: &[&str]) -> Vec<PathBuf> {
+    (0..m)
+        .map(|i| {
+            let out = dir.join(format!("n{n}-{i}of{m}.json"));
+            let mut args = vec![
+                "count".to_string(),
+                n.to_string(),
+                "--shard".into(),
+                format!("{i}/{m}"),
+                "--out".into(),
+                out.to_str().unwrap().into(),
+                "--threads".into(),
+                "2".into(),
+            ];
+            args.extend(extra.iter().map(|s| s.to_string()));
+            nq().args(&args).assert().success().stdout("");
+            out
+        })
+        .collect()
+}
+
+#[test]
+fn merged_shards_equal_the_whole_count() {
+    let dir = tempfile::tempdir().unwrap();
+    for (n, m) in [(8u32, 1u32), (10, 3), (12, 8), (13, 5)] {
+        let files = shard_files(dir.path(), n, m, &[]);
+        nq().arg("merge")
+            .args(&files)
+            .assert()
+            .success()
+            .stdout(format!("{}\n", published(n).unwrap().total));
+    }
+    // A whole run with --out prints its count and writes a one-shard result file.
+    let whole = dir.path().join("whole.json");
+    nq().args(["count", "9", "--quiet", "--out", whole.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout("352\n");
+    nq().arg("merge")
+        .arg(&whole)
+        .assert()
+        .success()
+        .stdout("352\n");
+    // Unique counts add up too, and --json tells the job.
+    let files = shard_files(dir.path(), 11, 4, &["--unique", "--method", "plain"]);
+    nq().arg("merge")
+        .args(&files)
+        .assert()
+        .success()
+        .stdout("2680 341\n");
+    nq().arg("merge")
+        .arg("--json")
+        .args(&files)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            r#""n":11,"total":2680,"unique":341,"method":"plain""#,
+        ))
+        .stdout(predicate::str::contains(r#""shards":4"#));
+    // Printed to stdout without --out, a shard result is the same file.
+    let out = nq()
+        .args([
+            "count", "11", "--shard", "2/4", "--unique", "--method", "plain",
+        ])
+        .output()
+        .unwrap();
+    let printed = dir.path().join("printed.json");
+    std::fs::write(&printed, &out.stdout).unwrap();
+    let a = ShardResult::load(&printed).unwrap();
+    let b = ShardResult::load(&files[2]).unwrap();
+    assert_eq!((a.units, a.total, a.unique), (b.units, b.total, b.unique));
+}
+
+fn assert_merge_refused(files: &[&Path], names: &str, why: &str) {
+    let out = nq().arg("merge").args(files).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{why}: {out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{why}: {stderr}");
+    assert!(stderr.contains(names), "{why}: '{names}' not in {stderr}");
+}
+
+#[test]
+fn merge_refuses_missing_duplicate_foreign_and_corrupt_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = shard_files(dir.path(), 10, 3, &[]);
+    let (a, b, c) = (f[0].as_path(), f[1].as_path(), f[2].as_path());
+    assert_merge_refused(&[a, c], "1/3", "missing");
+    assert_merge_refused(&[a, b, b, c], "both shard 1/3", "the same file twice");
+    let copy = dir.path().join("copy.json");
+    std::fs::copy(b, &copy).unwrap();
+    assert_merge_refused(&[a, b, &copy, c], "copy.json", "a copy");
+    let other = shard_files(dir.path(), 11, 3, &[]);
+    assert_merge_refused(&[a, &other[1], c], "n11-1of3.json", "another N");
+    let four = shard_files(dir.path(), 10, 4, &[]);
+    assert_merge_refused(&[a, b, c, &four[3]], "n10-3of4.json", "another M");
+    let bad = dir.path().join("bad.json");
+    let mut bytes = std::fs::read(b).unwrap();
+    let i = bytes.len() - 20;
+    bytes[i] ^= 0x01;
+    std::fs::write(&bad, &bytes).unwrap();
+    assert_merge_refused(&[a, &bad, c], "bad.json", "bit flip");
+    let cut = dir.path().join("cut.json");
+    std::fs::write(&cut, &std::fs::read(b).unwrap()[..100]).unwrap();
+    assert_merge_refused(&[a, &cut, c], "cut.json", "truncated");
+    let none = dir.path().join("none.json");
+    assert_merge_refused(&[a, &none, c], "none.json", "no such file");
+    nq().arg("merge").assert().code(2);
+}
+
+#[test]
+fn a_killed_and_resumed_shard_writes_the_same_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let shard_args = |ckpt: &Path, out: &Path| -> Vec<String> {
+        let mut a = long_args(15, ckpt);
+        a.extend(
+            ["--shard", "1/3", "--out", out.to_str().unwrap()]
+                .iter()
+                .map(|s| s.to_string()),
+        );
+        a
+    };
+    let whole = dir.path().join("whole.json");
+    run_to_end(&shard_args(&dir.path().join("c0.json"), &whole));
+    let ckpt = dir.path().join("c1.json");
+    let resumed = dir.path().join("resumed.json");
+    let args = shard_args(&ckpt, &resumed);
+    let mut child = spawn(&args);
+    // Killed once some units are saved, long before the shard can finish.
+    let t0 = Instant::now();
+    while Checkpoint::load(&ckpt).map_or(true, |c| c.done.is_empty()) {
+        assert!(t0.elapsed() < Duration::from_secs(30), "no checkpoint");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!resumed.exists(), "the shard finished before the kill");
+    run_to_end(&args);
+    let (a, b) = (
+        ShardResult::load(&whole).unwrap(),
+        ShardResult::load(&resumed).unwrap(),
+    );
+    assert_eq!(a.identity, b.identity);
+    assert_eq!((a.shard, &a.units, a.total), (b.shard, &b.units, b.total));
+    assert!(a.total > 0);
+}
+
+#[test]
+fn progress_lines_in_logs_and_quiet() {
+    let out = nq()
+        .args(["count", "14", "--threads", "2", "--method", "plain"])
+        .args(["--progress", "--progress-every", "0"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "365596\n");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let last = stderr.lines().last().unwrap();
+    assert!(
+        last.starts_with("nqueens: progress: 100.0% of the estimated work"),
+        "{stderr}"
+    );
+    assert!(last.contains("units, "), "{last}");
+    nq().args(["count", "12", "--shard", "0/2", "--quiet"])
+        .assert()
+        .success()
+        .stderr("");
+    nq().args(["count", "12", "--progress-every", "x"])
+        .assert()
+        .code(2);
+    nq().args(["count", "12", "--shard", "2/2"])
+        .assert()
+        .code(2);
+}

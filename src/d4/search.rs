@@ -27,6 +27,9 @@ pub trait Leaves {
     /// `r <= n - 2`), and the two remaining columns are `x < y`. `xy`: placing `x` in row
     /// `n - 2` and `y` in row `n - 1` is a solution; `yx`: the other way round is one.
     fn pair(&mut self, cols_before: &[u32; MAX_N as usize], x: u32, y: u32, xy: bool, yx: bool);
+
+    /// Whether [`Leaves::pair`] reads `cols_before`; when not, the search does not keep it.
+    const READS_COLUMNS: bool = true;
 }
 
 /// Counts solutions; used where every solution found is canonical with a class of eight.
@@ -34,6 +37,8 @@ pub trait Leaves {
 pub struct Count(pub u64);
 
 impl Leaves for Count {
+    const READS_COLUMNS: bool = false;
+
     #[inline(always)]
     fn pair(&mut self, _: &[u32; MAX_N as usize], _: u32, _: u32, xy: bool, yx: bool) {
         self.0 += u64::from(xy) + u64::from(yx);
@@ -156,7 +161,9 @@ macro_rules! levels {
             leaves: &mut L,
         ) {
             let row = c.n - $k;
-            cols_before[row & 31] = m.cols;
+            if L::READS_COLUMNS {
+                cols_before[row & 31] = m.cols;
+            }
             // `allow` lies inside the board, so `!attacks & allow` needs no `& full`.
             let mut free = !(m.cols | m.diag_up | m.diag_down) & c.allow[row & 31];
             while free != 0 {

@@ -61,8 +61,7 @@ fn reference(c: &mut Criterion) {
             let job = Job::new(n)
                 .unwrap()
                 .with_method(nqueens::Method::Mirror)
-                .with_split_depth(nqueens::job::default_split_depth(n, t))
-                .unwrap();
+                .with_default_split_depth(t);
             let plan = Arc::new(Plan::new(job));
             group.bench_function(format!("engine-mirror-{t}t"), |b| {
                 b.iter(|| {

@@ -4,7 +4,6 @@
 
 use nqueens::engine::evaluate_nodes;
 use nqueens::engine::UnitTiming;
-use nqueens::job::default_split_depth;
 use nqueens::{
     known, serial_count, Counts, Engine, Job, Method, NoObserver, Observer, Plan, RunOptions, Unit,
 };
@@ -69,8 +68,7 @@ fn main() {
                     .unwrap()
                     .with_method(Method::D4)
                     .with_unique(true)
-                    .with_split_depth(default_split_depth(n, e.threads()))
-                    .unwrap();
+                    .with_default_split_depth(e.threads());
                 let t = Instant::now();
                 let plan = Arc::new(Plan::new(job));
                 let out = e.run(&plan, &RunOptions::default(), &mut NoObserver);
@@ -85,8 +83,7 @@ fn main() {
             .unwrap()
             .with_method(Method::D4)
             .with_unique(true)
-            .with_split_depth(default_split_depth(n, 2))
-            .unwrap();
+            .with_default_split_depth(2);
         let mut busy = Busy::default();
         e.run(&Arc::new(Plan::new(job)), &RunOptions::default(), &mut busy);
         let max = busy.0.iter().copied().fold(0.0, f64::max);

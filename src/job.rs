@@ -98,32 +98,52 @@ pub fn check_n(n: u64) -> Result<u32> {
     }
 }
 
-/// The split depth used when none is given: the shallowest of 2 and 3 that gives at least
-/// 64 work units per thread (so that the slowest unit is a small share of a thread's work),
-/// never deeper than the board.
-pub fn default_split_depth(n: u32, threads: usize) -> u32 {
-    // Units at depth 2 for mirror halving: about n*(n-3)/2 placements of two queens.
-    let units_at_2 = (n as usize * n.saturating_sub(3) as usize) / 2;
-    let depth = if units_at_2 >= 64 * threads.max(1) {
-        2
-    } else {
-        3
-    };
-    depth.min(n)
-}
+/// Work units per worker thread that the default split depth aims for.
+pub const UNITS_PER_THREAD: usize = 64;
 
 impl Job {
     /// A job counting all solutions for an `n`×`n` board with the default method and the default
     /// split depth for this machine's logical cores.
     pub fn new(n: u32) -> Result<Job> {
         let n = check_n(u64::from(n))?;
-        Ok(Job {
+        let job = Job {
             n,
             method: Method::D4,
-            split_depth: default_split_depth(n, num_cpus::get()),
+            split_depth: 2.min(n),
             placed: Vec::new(),
             unique: false,
-        })
+        };
+        Ok(job.with_default_split_depth(num_cpus::get()))
+    }
+
+    /// The split depth used when none is given: the shallowest depth from 2 to 4 whose plan has
+    /// at least [`UNITS_PER_THREAD`] units per thread, so that the costliest unit is a small
+    /// share of a thread's work and the tail of a run is short; never deeper than the board.
+    ///
+    /// Evidence (`nqueens bench --split-depth 2,3,4`, unit costs replayed at 2..256 threads,
+    /// N = 14..16): depth 2 loses 7 % at 16 threads and up to 44 % at 64; depth 3 holds 0.94 at
+    /// 64 threads and depth 4 0.96 at 256, while one thread pays at most a few per cent for a
+    /// deeper split. Units are counted on the real plan, so the rule follows the method (d4 has
+    /// about a quarter of mirror's units at a given depth) and pre-placed queens.
+    pub fn default_split_depth(&self, threads: usize) -> u32 {
+        let max = MAX_SPLIT_DEPTH.min(self.n);
+        let want = UNITS_PER_THREAD.saturating_mul(threads.max(1));
+        (2.min(max)..max)
+            .find(|&depth| {
+                let job = Job {
+                    split_depth: depth,
+                    ..self.clone()
+                };
+                crate::units::Plan::new(job).units().len() >= want
+            })
+            .unwrap_or(max)
+    }
+
+    /// This job with [`Job::default_split_depth`] for `threads` workers. Call it after setting
+    /// the method and the placed queens, which change the units.
+    pub fn with_default_split_depth(mut self, threads: usize) -> Job {
+        self.split_depth = self.default_split_depth(threads);
+        self
     }
 
     /// Uses `method` to search.
@@ -246,10 +266,33 @@ mod tests {
 
     #[test]
     fn default_depth_grows_with_threads() {
-        assert_eq!(default_split_depth(16, 1), 2);
-        assert_eq!(default_split_depth(16, 16), 3);
-        assert_eq!(default_split_depth(4, 1), 3);
-        assert_eq!(default_split_depth(1, 1), 1);
+        let mirror = |n| Job::new(n).unwrap().with_method(Method::Mirror);
+        assert_eq!(mirror(16).default_split_depth(1), 2);
+        assert_eq!(mirror(16).default_split_depth(16), 3);
+        assert_eq!(mirror(16).default_split_depth(256), 4);
+        assert_eq!(mirror(4).default_split_depth(1), 4);
+        assert_eq!(mirror(1).default_split_depth(1), 1);
+        assert_eq!(mirror(2).default_split_depth(1000), 2);
+        // The chosen depth gives enough units, and the one above it would be shallower.
+        for n in [8u32, 12, 16, 20] {
+            for threads in [1usize, 2, 16, 64] {
+                let job = Job::new(n).unwrap();
+                let k = job.default_split_depth(threads);
+                let units = crate::units::Plan::new(job.clone().with_split_depth(k).unwrap())
+                    .units()
+                    .len();
+                assert!(
+                    k == MAX_SPLIT_DEPTH.min(n) || units >= UNITS_PER_THREAD * threads,
+                    "n {n} t {threads}"
+                );
+                if k > 2 {
+                    let fewer = crate::units::Plan::new(job.with_split_depth(k - 1).unwrap())
+                        .units()
+                        .len();
+                    assert!(fewer < UNITS_PER_THREAD * threads, "n {n} t {threads}");
+                }
+            }
+        }
     }
 
     #[test]

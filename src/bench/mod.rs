@@ -37,7 +37,7 @@ pub struct Settings {
     /// Timed runs of every configuration.
     pub repeat: usize,
     /// Split depths of the engine's work units; empty for the library's default for each N and
-    /// thread count ([`crate::job::default_split_depth`]).
+    /// thread count ([`Job::default_split_depth`]).
     pub split_depths: Vec<u32>,
 }
 
@@ -83,7 +83,9 @@ impl Settings {
     /// The split depths to measure for `n` on `threads` workers.
     fn depths(&self, n: u32, threads: usize) -> Vec<u32> {
         if self.split_depths.is_empty() {
-            vec![crate::job::default_split_depth(n, threads)]
+            Job::new(n)
+                .map(|job| vec![job.default_split_depth(threads)])
+                .unwrap_or_default()
         } else {
             self.split_depths.clone()
         }

@@ -29,7 +29,7 @@ pub struct BenchArgs {
     /// Output folder [default: results/<date>-<host>/].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Split depths of the engine's work units, comma-separated, 1 to 4 [default: 2 or 3 for
+    /// Split depths of the engine's work units, comma-separated, 1 to 4 [default: 2 to 4 for
     /// each N and thread count, as `nqueens count` chooses].
     #[arg(long, value_name = "K", value_delimiter = ',', value_parser = positive::<u32>)]
     split_depth: Option<Vec<u32>>,

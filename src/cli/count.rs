@@ -3,7 +3,6 @@
 use super::{default_threads, parse_n, parse_threads, UsageError};
 use anyhow::{Context, Result};
 use clap::Args;
-use nqueens::job::default_split_depth;
 use nqueens::{Job, Method, Report};
 use serde::Serialize;
 use std::io::{Read, Write};
@@ -18,7 +17,7 @@ pub struct CountArgs {
     /// Worker threads [default: all logical cores].
     #[arg(short, long, value_parser = parse_threads)]
     threads: Option<usize>,
-    /// Rows whose queens define the work units, 1 to 4 [default: 2 or 3, so that there are at
+    /// Rows whose queens define the work units, 1 to 4 [default: 2 to 4, the shallowest with at
     /// least 64 units per thread]. With d4, units whose first queen is in the corner always fix
     /// two rows (the second queen sets the corner's bound).
     #[arg(long, value_name = "K")]
@@ -69,15 +68,14 @@ struct CountJson {
 
 pub fn run(args: &CountArgs) -> Result<ExitCode> {
     let threads = args.threads.unwrap_or_else(default_threads);
-    let depth = args
-        .split_depth
-        .or_else(|| args.long.default_depth(args.n))
-        .unwrap_or_else(|| default_split_depth(args.n, threads));
     let job = Job::new(args.n)?
         .with_method(args.method)
-        .with_split_depth(depth)?
         .with_unique(args.unique)
         .with_placed(&args.place)?;
+    let job = match args.split_depth.or_else(|| args.long.default_depth(args.n)) {
+        Some(depth) => job.with_split_depth(depth)?,
+        None => job.with_default_split_depth(threads),
+    };
     super::list::check_unique_place(args.unique, &args.place)?;
     if args.long.active() {
         return super::longrun::run(&args.long, job, threads, args.json);
@@ -128,7 +126,7 @@ pub fn from_stdin() -> Result<ExitCode> {
     }
     let n = parse_n(text).map_err(|e| UsageError(format!("standard input: {e}")))?;
     let threads = default_threads();
-    let job = Job::new(n)?.with_split_depth(default_split_depth(n, threads))?;
+    let job = Job::new(n)?.with_default_split_depth(threads);
     let report = nqueens::count(&job, threads)?;
     print_report(&report, false, false)?;
     Ok(ExitCode::SUCCESS)

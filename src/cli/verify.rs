@@ -3,7 +3,6 @@
 use super::{default_threads, parse_threads, UsageError};
 use anyhow::Result;
 use clap::Args;
-use nqueens::job::default_split_depth;
 use nqueens::known::{self, MAX_KNOWN_N};
 use nqueens::{Job, Method};
 use std::io::Write;
@@ -54,8 +53,8 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         let published = known::published(n).expect("table covers 1..=27");
         let job = Job::new(n)?
             .with_method(args.method)
-            .with_split_depth(default_split_depth(n, threads))?
-            .with_unique(args.unique);
+            .with_unique(args.unique)
+            .with_default_split_depth(threads);
         let r = nqueens::count(&job, threads)?;
         let ok = r.counts.total == published.total
             && (!args.unique || r.counts.unique == published.unique);

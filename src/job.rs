@@ -6,7 +6,8 @@ use std::fmt;
 use std::str::FromStr;
 
 /// How the search uses the symmetries of the square.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Method {
     /// No symmetry: every solution is searched. For checking the others.
     Plain,

@@ -59,13 +59,14 @@ fn a_small_benchmark_writes_five_valid_files() {
         ]
     );
     let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
-    // Per N: the serial solver and the engine on 1 and 2 threads.
-    assert_eq!(rows.len(), 3 * 3);
+    // Per N: the serial solver, then the engine with d4 and with mirror on 1 and 2 threads.
+    assert_eq!(rows.len(), 3 * 5);
     for (i, row) in rows.iter().enumerate() {
-        let (n, total) = TOTALS[i / 3];
+        let (n, total) = TOTALS[i / 5];
         assert_eq!(row[0].parse::<u32>().unwrap(), n);
-        assert_eq!(&row[1], if i % 3 == 0 { "serial" } else { "engine" });
-        assert_eq!(row[3].parse::<usize>().unwrap(), [1, 1, 2][i % 3]);
+        assert_eq!(&row[1], if i % 5 == 0 { "serial" } else { "engine" });
+        assert_eq!(&row[2], ["mirror", "d4", "d4", "mirror", "mirror"][i % 5]);
+        assert_eq!(row[3].parse::<usize>().unwrap(), [1, 1, 2, 1, 2][i % 5]);
         assert_eq!(row[6].parse::<u32>().unwrap(), 1);
         assert_eq!(row[7].parse::<u64>().unwrap(), total);
         let median: f64 = row[8].parse().unwrap();
@@ -96,9 +97,9 @@ fn a_small_benchmark_writes_five_valid_files() {
         .contains("bench --n-min 6 --n-max 8 --threads 1,2"));
     assert_eq!(json["settings"]["threads"], serde_json::json!([1, 2]));
     let jrows = json["rows"].as_array().unwrap();
-    assert_eq!(jrows.len(), 9);
-    assert_eq!(jrows[8]["n"], 8);
-    assert_eq!(jrows[8]["solutions"], 92);
+    assert_eq!(jrows.len(), 15);
+    assert_eq!(jrows[14]["n"], 8);
+    assert_eq!(jrows[14]["solutions"], 92);
 
     // The plots are SVG with text; the summary has its table.
     let svg = std::fs::read_to_string(out.join("scaling.svg")).unwrap();

@@ -39,6 +39,10 @@ pub struct Settings {
     /// Split depths of the engine's work units; empty for the library's default for each N and
     /// thread count ([`Job::default_split_depth`]).
     pub split_depths: Vec<u32>,
+    /// Methods of the engine, each measured at every thread count: by default the default
+    /// method (d4) and mirror, the serial solver's own method, so that the engine's scaling
+    /// against the serial solver is also measured on the same search.
+    pub methods: Vec<Method>,
 }
 
 impl Settings {
@@ -51,6 +55,7 @@ impl Settings {
             threads: default_threads(logical_cores),
             repeat: 3,
             split_depths: Vec::new(),
+            methods: vec![Method::D4, Method::Mirror],
         }
     }
 
@@ -69,6 +74,9 @@ impl Settings {
         if self.repeat == 0 {
             return invalid("the repeat count must be at least 1".into());
         }
+        if self.methods.is_empty() {
+            return invalid("at least one method is needed".into());
+        }
         for n in self.n_min..=self.n_max {
             let job = Job::new(n).map_err(|e| BenchError::Invalid(e.to_string()))?;
             for &k in &self.split_depths {
@@ -80,11 +88,11 @@ impl Settings {
         Ok(())
     }
 
-    /// The split depths to measure for `n` on `threads` workers.
-    fn depths(&self, n: u32, threads: usize) -> Vec<u32> {
+    /// The split depths to measure for `n` on `threads` workers with `method`.
+    fn depths(&self, n: u32, threads: usize, method: Method) -> Vec<u32> {
         if self.split_depths.is_empty() {
             Job::new(n)
-                .map(|job| vec![job.default_split_depth(threads)])
+                .map(|job| vec![job.with_method(method).default_split_depth(threads)])
                 .unwrap_or_default()
         } else {
             self.split_depths.clone()
@@ -385,7 +393,8 @@ pub fn run(
     let configs_per_n: u64 = 1 + settings
         .threads
         .iter()
-        .map(|&t| settings.depths(settings.n_min, t).len() as u64)
+        .flat_map(|&t| settings.methods.iter().map(move |&m| (t, m)))
+        .map(|(t, m)| settings.depths(settings.n_min, t, m).len() as u64)
         .sum::<u64>();
     progress.start(configs_per_n * ns.clone().count() as u64 * settings.repeat as u64);
 
@@ -433,16 +442,20 @@ pub fn run(
             baseline,
         ));
 
-        // The engine at every thread count and split depth.
-        for engine in &engines {
+        // The engine at every method, thread count and split depth.
+        for (&method, engine) in settings
+            .methods
+            .iter()
+            .flat_map(|m| engines.iter().map(move |e| (m, e)))
+        {
             let t = engine.threads();
-            for k in settings.depths(n, t) {
-                let plan = Arc::new(Plan::new(job(n, k, None)?));
-                let config = format!("engine, {t} threads, split depth {k}");
+            for k in settings.depths(n, t, method) {
+                let plan = Arc::new(Plan::new(job(n, k, Some(method))?));
+                let config = format!("engine, {method}, {t} threads, split depth {k}");
                 let mut s = Samples::default();
                 for r in 1..=settings.repeat {
                     progress.working_on(&format!(
-                        "N={n} engine {t}t depth {k}, run {r}/{}",
+                        "N={n} engine {method} {t}t depth {k}, run {r}/{}",
                         settings.repeat
                     ));
                     let mut timings = Timings(Vec::with_capacity(plan.units().len()));
@@ -504,18 +517,20 @@ pub fn run(
 
         // Search nodes: of the serial solver (the same trees as mirror units of depth 1) and of
         // every plan measured; one count per plan.
-        let mut nodes_by_depth: BTreeMap<Option<u32>, u64> = BTreeMap::new();
+        let mut nodes_by_plan: BTreeMap<(Solver, String, Option<u32>), u64> = BTreeMap::new();
         for r in &mut rows[first_row..] {
-            let nodes = match nodes_by_depth.get(&r.split_depth) {
+            let key = (r.solver, r.method.clone(), r.split_depth);
+            let nodes = match nodes_by_plan.get(&key) {
                 Some(&nodes) => nodes,
                 None => {
                     progress.working_on(&format!("N={n}: counting search nodes"));
-                    let plan = match r.split_depth {
-                        None => Plan::new(job(n, 1, Some(Method::Mirror))?),
-                        Some(k) => Plan::new(job(n, k, None)?),
-                    };
+                    let method: Method = r
+                        .method
+                        .parse()
+                        .map_err(|e: crate::Error| BenchError::Invalid(e.to_string()))?;
+                    let plan = Plan::new(job(n, r.split_depth.unwrap_or(1), Some(method))?);
                     let nodes = plan_nodes(&plan);
-                    nodes_by_depth.insert(r.split_depth, nodes);
+                    nodes_by_plan.insert(key, nodes);
                     nodes
                 }
             };
@@ -628,6 +643,7 @@ mod tests {
             threads: vec![1, 2],
             repeat: 2,
             split_depths: vec![],
+            methods: vec![Method::D4, Method::Mirror],
         }
     }
 
@@ -695,8 +711,10 @@ mod tests {
             &mut NoProgress,
         )
         .unwrap();
-        // Per N: serial, engine on 1 and on 2 threads.
-        assert_eq!(report.rows.len(), 3 * 3);
+        // Per N: serial, then the engine with d4 and with mirror, each on 1 and on 2 threads.
+        assert_eq!(report.rows.len(), 3 * 5);
+        let methods: Vec<&str> = report.rows[..5].iter().map(|r| r.method.as_str()).collect();
+        assert_eq!(methods, ["mirror", "d4", "d4", "mirror", "mirror"]);
         for r in &report.rows {
             assert_eq!(u128::from(r.solutions), published(r.n).unwrap());
             assert_eq!(r.repeats, 2);
@@ -726,8 +744,9 @@ mod tests {
         assert_eq!(report.schema_version, SCHEMA_VERSION);
         // Runs this short are never taken as a sign of a busy machine.
         assert_eq!(report.busy_warning(), None);
-        // Projections from the 1-thread runs: every N (one default depth each) at 8 counts.
-        assert_eq!(report.projections.len(), 3 * PROJECTED_THREADS.len());
+        // Projections from the 1-thread runs: every N and method (one default depth each) at 8
+        // thread counts.
+        assert_eq!(report.projections.len(), 3 * 2 * PROJECTED_THREADS.len());
         for p in &report.projections {
             assert!(p.efficiency_bound > 0.0 && p.efficiency_bound <= 1.0 + 1e-9);
             assert!((0.0..=1.0).contains(&p.tail_share));

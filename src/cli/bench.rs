@@ -33,6 +33,10 @@ pub struct BenchArgs {
     /// each N and thread count, as `nqueens count` chooses].
     #[arg(long, value_name = "K", value_delimiter = ',', value_parser = positive::<u32>)]
     split_depth: Option<Vec<u32>>,
+    /// Methods of the engine, comma-separated (d4, mirror, plain) [default: d4,mirror: the
+    /// default method, and the serial solver's own method for a like-for-like scaling curve].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = super::count::parse_method_arg)]
+    method: Option<Vec<nqueens::Method>>,
 }
 
 /// Parses one item of a comma-separated list: a positive integer.
@@ -107,6 +111,9 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     }
     if let Some(k) = &args.split_depth {
         settings.split_depths = k.clone();
+    }
+    if let Some(m) = &args.method {
+        settings.methods = m.clone();
     }
     let usage = |e: BenchError| -> anyhow::Error {
         match e {

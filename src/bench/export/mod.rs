@@ -108,6 +108,7 @@ pub(crate) mod tests {
                 threads: vec![1, 2],
                 repeat: 3,
                 split_depths: vec![],
+                methods: vec![crate::Method::D4, crate::Method::Mirror],
             },
             nodes_note: "nodes".into(),
             rows,

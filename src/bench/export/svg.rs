@@ -1,8 +1,8 @@
 //! The plots, drawn with plotters' SVG backend: text goes out as SVG `<text>` elements sized by
 //! plotters' built-in estimate, so no system font is read.
 //!
-//! Where several split depths were measured for one N and thread count, the plots show the
-//! fastest of them (the CSV has them all).
+//! Where several split depths or methods were measured for one N and thread count, the plots
+//! show the fastest of them (the CSV has them all).
 
 use super::Exporter;
 use crate::bench::{BenchError, Report, Row, Solver};

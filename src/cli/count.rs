@@ -64,6 +64,9 @@ struct CountJson {
     method: String,
     /// Wall time in seconds.
     elapsed_s: f64,
+    /// Units taken from a checkpoint rather than computed in this run (long runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resumed_units: Option<usize>,
 }
 
 pub fn run(args: &CountArgs) -> Result<ExitCode> {
@@ -81,12 +84,24 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
         return super::longrun::run(&args.long, job, threads, args.json);
     }
     let report = nqueens::count(&job, threads)?;
-    print_report(&report, args.unique, args.json)?;
+    print_report(
+        &mut std::io::stdout().lock(),
+        &report,
+        args.unique,
+        args.json,
+        None,
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_report(r: &Report, unique: bool, json: bool) -> Result<()> {
-    let mut out = std::io::stdout().lock();
+/// Prints a finished count: the total (and unique) on one line, or one JSON object.
+pub(super) fn print_report(
+    out: &mut dyn Write,
+    r: &Report,
+    unique: bool,
+    json: bool,
+    resumed_units: Option<usize>,
+) -> Result<()> {
     if json {
         let j = CountJson {
             n: r.n,
@@ -97,8 +112,9 @@ fn print_report(r: &Report, unique: bool, json: bool) -> Result<()> {
             units: r.units,
             method: r.method.to_string(),
             elapsed_s: r.elapsed.as_secs_f64(),
+            resumed_units,
         };
-        serde_json::to_writer(&mut out, &j)?;
+        serde_json::to_writer(&mut *out, &j)?;
         writeln!(out)?;
     } else if unique {
         writeln!(out, "{} {}", r.counts.total, r.counts.unique)?;
@@ -128,6 +144,6 @@ pub fn from_stdin() -> Result<ExitCode> {
     let threads = default_threads();
     let job = Job::new(n)?.with_default_split_depth(threads);
     let report = nqueens::count(&job, threads)?;
-    print_report(&report, false, false)?;
+    print_report(&mut std::io::stdout().lock(), &report, false, false, None)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -18,7 +18,6 @@ use nqueens::checkpoint::Checkpoint;
 use nqueens::shard::{self, ShardResult, ShardSpec};
 use nqueens::store::{Identity, StoreError};
 use nqueens::{cost, Counts, Engine, Job, Observer, Plan, RunOptions, Unit};
-use serde::Serialize;
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::ops::ControlFlow;
@@ -86,22 +85,6 @@ impl LongRunArgs {
         }
         self.shard.map(|s| if s.count > 64 { 4 } else { 3 }.min(n))
     }
-}
-
-/// The JSON form of a finished whole count (the fields of plain `count --json`, and more).
-#[derive(Serialize)]
-struct CountJson {
-    n: u32,
-    total: u128,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    unique: Option<u128>,
-    threads: usize,
-    split_depth: u32,
-    units: usize,
-    method: String,
-    elapsed_s: f64,
-    /// Units taken from the checkpoint rather than computed in this run.
-    resumed_units: usize,
 }
 
 /// Runs `job` on `threads` workers with the long-run options.
@@ -238,42 +221,20 @@ pub fn run(args: &LongRunArgs, job: Job, threads: usize, json: bool) -> Result<E
             stdout.write_all(&result.to_bytes())?;
         }
     } else {
-        print_count(&mut stdout, &plan, counts, threads, elapsed, resumed, json)?;
+        let report = nqueens::Report {
+            n: plan.job().n(),
+            counts,
+            method: plan.method(),
+            split_depth: plan.job().split_depth(),
+            units: plan.units().len(),
+            threads,
+            elapsed,
+        };
+        let unique = plan.job().unique();
+        super::count::print_report(&mut stdout, &report, unique, json, Some(resumed))?;
     }
     stdout.flush()?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn print_count(
-    out: &mut dyn Write,
-    plan: &Plan,
-    counts: Counts,
-    threads: usize,
-    elapsed: Duration,
-    resumed: usize,
-    json: bool,
-) -> Result<()> {
-    let unique = plan.job().unique();
-    if json {
-        let j = CountJson {
-            n: plan.job().n(),
-            total: counts.total,
-            unique: unique.then_some(counts.unique),
-            threads,
-            split_depth: plan.job().split_depth(),
-            units: plan.units().len(),
-            method: plan.method().to_string(),
-            elapsed_s: elapsed.as_secs_f64(),
-            resumed_units: resumed,
-        };
-        serde_json::to_writer(&mut *out, &j)?;
-        writeln!(out)?;
-    } else if unique {
-        writeln!(out, "{} {}", counts.total, counts.unique)?;
-    } else {
-        writeln!(out, "{}", counts.total)?;
-    }
-    Ok(())
 }
 
 /// SIGINT, SIGTERM and SIGHUP set `cancel` and record their number in `signal`; a second one

@@ -9,7 +9,8 @@ use crate::bench::{BenchError, Report, Row, Solver};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 
-/// `scaling.svg`: speed-up against threads, one line per N, and the ideal line.
+/// `scaling.svg`: speed-up against threads, one line per N, and the ideal line; the engine rows
+/// on the serial solver's own method where they were measured.
 pub struct ScalingPlot;
 
 /// `time.svg`: median wall time against N on a log scale: the serial solver and the engine at
@@ -25,10 +26,14 @@ fn render_err(file: &'static str) -> impl Fn(&dyn std::fmt::Display) -> BenchErr
     }
 }
 
-/// The fastest engine row of every (N, threads).
-fn best_engine_rows(report: &Report) -> BTreeMap<(u32, usize), &Row> {
+/// The fastest engine row of every (N, threads), among the rows of `method` if given.
+fn best_engine_rows<'a>(
+    report: &'a Report,
+    method: Option<&str>,
+) -> BTreeMap<(u32, usize), &'a Row> {
     let mut best: BTreeMap<(u32, usize), &Row> = BTreeMap::new();
-    for r in report.rows.iter().filter(|r| r.solver == Solver::Engine) {
+    let rows = report.rows.iter().filter(|r| r.solver == Solver::Engine);
+    for r in rows.filter(|r| method.map_or(true, |m| r.method == m)) {
         let slot = best.entry((r.n, r.threads)).or_insert(r);
         if r.median_s < slot.median_s {
             *slot = r;
@@ -65,7 +70,20 @@ impl Exporter for ScalingPlot {
 
     fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError> {
         let err = render_err("scaling.svg");
-        let best = best_engine_rows(report);
+        // Like for like where it was measured: the engine on the serial solver's own search
+        // (mirror), so that the curve shows parallel scaling and not the gain of a method.
+        let serial_method = report
+            .rows
+            .iter()
+            .find(|r| r.solver == Solver::Serial)
+            .map(|r| r.method.as_str());
+        let same = serial_method.filter(|m| {
+            report
+                .rows
+                .iter()
+                .any(|r| r.solver == Solver::Engine && r.method == *m)
+        });
+        let best = best_engine_rows(report, same);
         let mut lines: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
         for (&(n, t), r) in &best {
             if let Some(s) = r.speedup.filter(|s| s.is_finite() && *s > 0.0) {
@@ -82,7 +100,8 @@ impl Exporter for ScalingPlot {
             let mut chart = ChartBuilder::on(&root)
                 .caption(
                     format!(
-                        "Speed-up of the engine over the serial solver ({})",
+                        "Speed-up of the engine ({}) over the serial solver ({})",
+                        same.unwrap_or("fastest method"),
                         report.machine.host
                     ),
                     ("sans-serif", 22),
@@ -155,7 +174,7 @@ impl Exporter for TimePlot {
                 .1
                 .push((r.n, r.median_s));
         }
-        for (&(n, t), r) in &best_engine_rows(report) {
+        for (&(n, t), r) in &best_engine_rows(report, None) {
             let label = format!("engine, {t} thread{}", if t == 1 { "" } else { "s" });
             lines
                 .entry((1, t))
@@ -260,7 +279,7 @@ mod tests {
         slower.split_depth = Some(3);
         slower.median_s *= 2.0;
         report.rows.push(slower);
-        let best = best_engine_rows(&report);
+        let best = best_engine_rows(&report, None);
         assert_eq!(best[&(10, 2)].split_depth, Some(2));
     }
 }

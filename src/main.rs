@@ -12,7 +12,7 @@ fn main() -> ExitCode {
             if cli::is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("nqueens: error: {err:#}");
+            eprintln!("nqueens: error: {}", cli::one_line(&err));
             ExitCode::from(cli::exit_code(&err))
         }
     }

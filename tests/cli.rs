@@ -145,6 +145,13 @@ fn bad_input_is_one_line_and_exit_2() {
     usage_error(&[], Some("0\n"), "between 1 and 32");
     usage_error(&[], Some("8 9\n"), "not a board size");
     usage_error(&["frobnicate"], None, "unrecognized subcommand");
+    // Clap's multi-line messages are joined: the missing argument is named on the one line.
+    usage_error(
+        &["merge"],
+        None,
+        "required arguments were not provided: <FILE>",
+    );
+    usage_error(&["count"], None, "not provided: <N>");
 }
 
 #[test]

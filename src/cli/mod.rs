@@ -42,10 +42,13 @@ pub fn run() -> Result<ExitCode> {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => {
             // One line, not clap's usage block: the first line of its message names the problem.
+            // Clap's message up to its usage block, which may span lines (a list of missing
+            // arguments), joined into one.
             let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            let first = first.strip_prefix("error: ").unwrap_or(first);
-            return Err(UsageError(format!("{first} (see nqueens --help)")).into());
+            let message = text.split("\n\n").next().unwrap_or("invalid arguments");
+            let message = message.strip_prefix("error: ").unwrap_or(message);
+            let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
+            return Err(UsageError(format!("{message} (see nqueens --help)")).into());
         }
         Err(e) => {
             // --help and --version.
@@ -84,6 +87,22 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     } else {
         1
     }
+}
+
+/// The error and its causes on one line, each cause once: typed errors often show their source
+/// in their own message already, and a repeat says nothing new.
+pub fn one_line(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&text);
+        }
+    }
+    line.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Whether the error is a write to a closed pipe.

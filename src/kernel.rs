@@ -152,14 +152,19 @@ where
     visit_inner(n, first_row, m, allowed, cols, &mut f)
 }
 
-fn visit_inner(
+/// The loop of [`visit`], generic over the callback so that it inlines into the search.
+#[inline(always)]
+fn visit_inner<F>(
     n: u32,
     first_row: u32,
     m: Masks,
     allowed: &[u32; MAX_N as usize],
     cols: &mut [u8; MAX_N as usize],
-    f: &mut dyn FnMut(&[u8]) -> ControlFlow<()>,
-) -> ControlFlow<()> {
+    f: &mut F,
+) -> ControlFlow<()>
+where
+    F: FnMut(&[u8]) -> ControlFlow<()>,
+{
     debug_assert!(n <= MAX_N && first_row <= n);
     let n = n as usize;
     let first = first_row as usize;
@@ -167,6 +172,20 @@ fn visit_inner(
     if first == n {
         return f(&cols[..n]);
     }
+    if first + 1 == n {
+        let mut free = m.free(full) & allowed[first & 31];
+        while free != 0 {
+            cols[first & 31] = free.trailing_zeros() as u8;
+            free &= free - 1;
+            f(&cols[..n])?;
+        }
+        return ControlFlow::Continue(());
+    }
+    // Two rows or more: a placement on the row before the last settles the last row directly.
+    // Once n - 1 queens are placed only one column is left, so the last row has at most one
+    // free square: a mask test, not a loop iteration.
+    let before_last = n - 2;
+    let last_allowed = allowed[(n - 1) & 31];
     let mut saved_masks = [Masks::EMPTY; MAX_N as usize];
     let mut saved_free = [0u32; MAX_N as usize];
     let mut row = first;
@@ -177,8 +196,12 @@ fn visit_inner(
             let bit = free & free.wrapping_neg();
             free &= free - 1;
             cols[row & 31] = bit.trailing_zeros() as u8;
-            if row + 1 == n {
-                f(&cols[..n])?;
+            if row == before_last {
+                let last = cur.place(bit).free(full) & last_allowed;
+                if last != 0 {
+                    cols[(n - 1) & 31] = last.trailing_zeros() as u8;
+                    f(&cols[..n])?;
+                }
             } else {
                 saved_masks[row & 31] = cur;
                 saved_free[row & 31] = free;

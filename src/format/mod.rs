@@ -251,7 +251,8 @@ mod tests {
         let sols: [&[u8]; 5] = [&[1, 3, 0, 2], &[0], &[9, 10, 99, 100, 255], &wide, &[]];
         for kind in Kind::ALL {
             for s in sols {
-                let n = s.len().max(1) as u64;
+                // Board-shaped formats need every column inside the board.
+                let n = s.iter().map(|&c| u64::from(c) + 1).max().unwrap_or(1);
                 let mut a = Printer::new(kind.format(), Vec::new());
                 let mut b = Printer::new(kind.format(), Vec::new());
                 for _ in 0..2 {

@@ -317,6 +317,53 @@ mod tests {
         assert_eq!(k, 5);
     }
 
+    fn collect(n: u32, first: u32, m: Masks, allowed: &[u32; 32], cols: &[u8]) -> Vec<Vec<u8>> {
+        let mut buf = [0u8; 32];
+        buf[..cols.len()].copy_from_slice(cols);
+        let mut seen = Vec::new();
+        let _ = visit(n, first, m, allowed, &mut buf, |s| {
+            seen.push(s.to_vec());
+            ControlFlow::Continue(())
+        });
+        seen
+    }
+
+    #[test]
+    fn visit_settles_the_last_rows_correctly() {
+        for n in 1..=9u32 {
+            let all = collect(n, 0, Masks::EMPTY, &unconstrained(n), &[]);
+            assert_eq!(all.len() as u64, count(n, n, Masks::EMPTY), "n = {n}");
+            // Queens constrained on each of the last three rows.
+            for row in n.saturating_sub(3)..n {
+                for col in 0..n {
+                    let mut allowed = unconstrained(n);
+                    allowed[row as usize] = 1 << col;
+                    let want: Vec<_> = all
+                        .iter()
+                        .filter(|s| s[row as usize] == col as u8)
+                        .cloned()
+                        .collect();
+                    let got = collect(n, 0, Masks::EMPTY, &allowed, &[]);
+                    assert_eq!(got, want, "n = {n}, row {row}, col {col}");
+                }
+            }
+            // Starting with 0 to 3 rows left, from every prefix of every solution.
+            for s in &all {
+                for first in n.saturating_sub(3)..=n {
+                    let prefix = &s[..first as usize];
+                    let m = prefix.iter().fold(Masks::EMPTY, |m, &c| m.place(1 << c));
+                    let want: Vec<_> = all
+                        .iter()
+                        .filter(|t| t.starts_with(prefix))
+                        .cloned()
+                        .collect();
+                    let got = collect(n, first, m, &unconstrained(n), prefix);
+                    assert_eq!(got, want, "n = {n}, prefix {prefix:?}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn node_counts() {
         // 4x4: row 0 has 4 choices; the tree has 4 + 6 + 4 + 2 = 16 nodes (hand count below).

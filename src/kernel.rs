@@ -118,7 +118,7 @@ fn count_deep(full: u32, rows_left: u32, m: Masks) -> u64 {
 /// row `first_row + r`. Used for searches with pre-placed queens.
 pub fn count_constrained(n: u32, first_row: u32, m: Masks, allowed: &[u32; MAX_N as usize]) -> u64 {
     let mut total = 0u64;
-    let _ = visit_inner(
+    let _ = visit_inner::<_, true>(
         n,
         first_row,
         m,
@@ -149,12 +149,22 @@ pub fn visit<F>(
 where
     F: FnMut(&[u8]) -> ControlFlow<()>,
 {
-    visit_inner(n, first_row, m, allowed, cols, &mut f)
+    // Without constraints (the plain listing) the row masks need not be read at each node.
+    let rows = first_row as usize..n as usize;
+    if allowed[rows]
+        .iter()
+        .all(|&a| a & full_mask(n) == full_mask(n))
+    {
+        visit_inner::<F, false>(n, first_row, m, allowed, cols, &mut f)
+    } else {
+        visit_inner::<F, true>(n, first_row, m, allowed, cols, &mut f)
+    }
 }
 
-/// The loop of [`visit`], generic over the callback so that it inlines into the search.
+/// The loop of [`visit`], generic over the callback so that it inlines into the search; the
+/// row masks of `allowed` are only applied if `CONSTRAINED`.
 #[inline(always)]
-fn visit_inner<F>(
+fn visit_inner<F, const CONSTRAINED: bool>(
     n: u32,
     first_row: u32,
     m: Masks,
@@ -169,11 +179,12 @@ where
     let n = n as usize;
     let first = first_row as usize;
     let full = full_mask(n as u32);
+    let row_mask = |row: usize| if CONSTRAINED { allowed[row & 31] } else { full };
     if first == n {
         return f(&cols[..n]);
     }
     if first + 1 == n {
-        let mut free = m.free(full) & allowed[first & 31];
+        let mut free = m.free(full) & row_mask(first);
         while free != 0 {
             cols[first & 31] = free.trailing_zeros() as u8;
             free &= free - 1;
@@ -185,12 +196,12 @@ where
     // Once n - 1 queens are placed only one column is left, so the last row has at most one
     // free square: a mask test, not a loop iteration.
     let before_last = n - 2;
-    let last_allowed = allowed[(n - 1) & 31];
+    let last_allowed = row_mask(n - 1);
     let mut saved_masks = [Masks::EMPTY; MAX_N as usize];
     let mut saved_free = [0u32; MAX_N as usize];
     let mut row = first;
     let mut cur = m;
-    let mut free = cur.free(full) & allowed[row & 31];
+    let mut free = cur.free(full) & row_mask(row);
     loop {
         if free != 0 {
             let bit = free & free.wrapping_neg();
@@ -207,7 +218,7 @@ where
                 saved_free[row & 31] = free;
                 cur = cur.place(bit);
                 row += 1;
-                free = cur.free(full) & allowed[row & 31];
+                free = cur.free(full) & row_mask(row);
             }
         } else if row == first {
             return ControlFlow::Continue(());

@@ -118,7 +118,7 @@ fn count_deep(full: u32, rows_left: u32, m: Masks) -> u64 {
 /// row `first_row + r`. Used for searches with pre-placed queens.
 pub fn count_constrained(n: u32, first_row: u32, m: Masks, allowed: &[u32; MAX_N as usize]) -> u64 {
     let mut total = 0u64;
-    let _ = visit_inner(
+    let _ = visit_inner::<_, true>(
         n,
         first_row,
         m,
@@ -149,42 +149,76 @@ pub fn visit<F>(
 where
     F: FnMut(&[u8]) -> ControlFlow<()>,
 {
-    visit_inner(n, first_row, m, allowed, cols, &mut f)
+    // Without constraints (the plain listing) the row masks need not be read at each node.
+    let rows = first_row as usize..n as usize;
+    if allowed[rows]
+        .iter()
+        .all(|&a| a & full_mask(n) == full_mask(n))
+    {
+        visit_inner::<F, false>(n, first_row, m, allowed, cols, &mut f)
+    } else {
+        visit_inner::<F, true>(n, first_row, m, allowed, cols, &mut f)
+    }
 }
 
-fn visit_inner(
+/// The loop of [`visit`], generic over the callback so that it inlines into the search; the
+/// row masks of `allowed` are only applied if `CONSTRAINED`.
+#[inline(always)]
+fn visit_inner<F, const CONSTRAINED: bool>(
     n: u32,
     first_row: u32,
     m: Masks,
     allowed: &[u32; MAX_N as usize],
     cols: &mut [u8; MAX_N as usize],
-    f: &mut dyn FnMut(&[u8]) -> ControlFlow<()>,
-) -> ControlFlow<()> {
+    f: &mut F,
+) -> ControlFlow<()>
+where
+    F: FnMut(&[u8]) -> ControlFlow<()>,
+{
     debug_assert!(n <= MAX_N && first_row <= n);
     let n = n as usize;
     let first = first_row as usize;
     let full = full_mask(n as u32);
+    let row_mask = |row: usize| if CONSTRAINED { allowed[row & 31] } else { full };
     if first == n {
         return f(&cols[..n]);
     }
+    if first + 1 == n {
+        let mut free = m.free(full) & row_mask(first);
+        while free != 0 {
+            cols[first & 31] = free.trailing_zeros() as u8;
+            free &= free - 1;
+            f(&cols[..n])?;
+        }
+        return ControlFlow::Continue(());
+    }
+    // Two rows or more: a placement on the row before the last settles the last row directly.
+    // Once n - 1 queens are placed only one column is left, so the last row has at most one
+    // free square: a mask test, not a loop iteration.
+    let before_last = n - 2;
+    let last_allowed = row_mask(n - 1);
     let mut saved_masks = [Masks::EMPTY; MAX_N as usize];
     let mut saved_free = [0u32; MAX_N as usize];
     let mut row = first;
     let mut cur = m;
-    let mut free = cur.free(full) & allowed[row & 31];
+    let mut free = cur.free(full) & row_mask(row);
     loop {
         if free != 0 {
             let bit = free & free.wrapping_neg();
             free &= free - 1;
             cols[row & 31] = bit.trailing_zeros() as u8;
-            if row + 1 == n {
-                f(&cols[..n])?;
+            if row == before_last {
+                let last = cur.place(bit).free(full) & last_allowed;
+                if last != 0 {
+                    cols[(n - 1) & 31] = last.trailing_zeros() as u8;
+                    f(&cols[..n])?;
+                }
             } else {
                 saved_masks[row & 31] = cur;
                 saved_free[row & 31] = free;
                 cur = cur.place(bit);
                 row += 1;
-                free = cur.free(full) & allowed[row & 31];
+                free = cur.free(full) & row_mask(row);
             }
         } else if row == first {
             return ControlFlow::Continue(());
@@ -292,6 +326,53 @@ mod tests {
         });
         assert_eq!(r, ControlFlow::Break(()));
         assert_eq!(k, 5);
+    }
+
+    fn collect(n: u32, first: u32, m: Masks, allowed: &[u32; 32], cols: &[u8]) -> Vec<Vec<u8>> {
+        let mut buf = [0u8; 32];
+        buf[..cols.len()].copy_from_slice(cols);
+        let mut seen = Vec::new();
+        let _ = visit(n, first, m, allowed, &mut buf, |s| {
+            seen.push(s.to_vec());
+            ControlFlow::Continue(())
+        });
+        seen
+    }
+
+    #[test]
+    fn visit_settles_the_last_rows_correctly() {
+        for n in 1..=9u32 {
+            let all = collect(n, 0, Masks::EMPTY, &unconstrained(n), &[]);
+            assert_eq!(all.len() as u64, count(n, n, Masks::EMPTY), "n = {n}");
+            // Queens constrained on each of the last three rows.
+            for row in n.saturating_sub(3)..n {
+                for col in 0..n {
+                    let mut allowed = unconstrained(n);
+                    allowed[row as usize] = 1 << col;
+                    let want: Vec<_> = all
+                        .iter()
+                        .filter(|s| s[row as usize] == col as u8)
+                        .cloned()
+                        .collect();
+                    let got = collect(n, 0, Masks::EMPTY, &allowed, &[]);
+                    assert_eq!(got, want, "n = {n}, row {row}, col {col}");
+                }
+            }
+            // Starting with 0 to 3 rows left, from every prefix of every solution.
+            for s in &all {
+                for first in n.saturating_sub(3)..=n {
+                    let prefix = &s[..first as usize];
+                    let m = prefix.iter().fold(Masks::EMPTY, |m, &c| m.place(1 << c));
+                    let want: Vec<_> = all
+                        .iter()
+                        .filter(|t| t.starts_with(prefix))
+                        .cloned()
+                        .collect();
+                    let got = collect(n, first, m, &unconstrained(n), prefix);
+                    assert_eq!(got, want, "n = {n}, prefix {prefix:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -39,6 +39,16 @@ pub trait Format {
     fn row(&mut self, buf: &mut Vec<u8>, n: u64, row: u64, col: u64);
     /// Ends a solution.
     fn end(&mut self, buf: &mut Vec<u8>, n: u64);
+    /// Writes a whole solution of an `n`×`n` board given as its 0-based columns (one byte each,
+    /// as the search produces them): the same bytes as `begin`, `row` for every row and `end`.
+    /// A format may write it faster at once.
+    fn solution(&mut self, buf: &mut Vec<u8>, n: u64, cols: &[u8]) {
+        self.begin(buf, n);
+        for (row, &c) in (0u64..).zip(cols) {
+            self.row(buf, n, row, u64::from(c));
+        }
+        self.end(buf, n);
+    }
 }
 
 /// The formats by name.
@@ -119,6 +129,7 @@ pub struct Printer<F: ?Sized, W: Write> {
     out: W,
     buf: Vec<u8>,
     written: u64,
+    separator: &'static [u8],
     format: Box<F>,
 }
 
@@ -129,6 +140,7 @@ impl<F: Format + ?Sized, W: Write> Printer<F, W> {
             out,
             buf: Vec::with_capacity(FLUSH_AT + 4096),
             written: 0,
+            separator: format.separator(),
             format,
         }
     }
@@ -140,7 +152,7 @@ impl<F: Format + ?Sized, W: Write> Printer<F, W> {
         I::Item: Into<u64>,
     {
         if self.written > 0 {
-            self.buf.extend_from_slice(self.format.separator());
+            self.buf.extend_from_slice(self.separator);
         }
         self.format.begin(&mut self.buf, n);
         for (row, c) in (0u64..).zip(cols) {
@@ -151,6 +163,21 @@ impl<F: Format + ?Sized, W: Write> Printer<F, W> {
             }
         }
         self.format.end(&mut self.buf, n);
+        self.written += 1;
+        if self.buf.len() >= FLUSH_AT {
+            self.out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Writes one solution given as the byte columns the search produces (see
+    /// [`Format::solution`]): the same output as [`Printer::solution`], with one format call.
+    pub fn solution_bytes(&mut self, n: u64, cols: &[u8]) -> io::Result<()> {
+        if self.written > 0 {
+            self.buf.extend_from_slice(self.separator);
+        }
+        self.format.solution(&mut self.buf, n, cols);
         self.written += 1;
         if self.buf.len() >= FLUSH_AT {
             self.out.write_all(&self.buf)?;
@@ -216,6 +243,25 @@ mod tests {
         );
         assert_eq!(render(Kind::Columns, 1, &[&[0]]), "1\n");
         assert_eq!(render(Kind::Board, 1, &[&[0]]), "Q\n");
+    }
+
+    #[test]
+    fn whole_solutions_match_row_by_row() {
+        let wide: Vec<u8> = (0..=255).rev().collect();
+        let sols: [&[u8]; 5] = [&[1, 3, 0, 2], &[0], &[9, 10, 99, 100, 255], &wide, &[]];
+        for kind in Kind::ALL {
+            for s in sols {
+                // Board-shaped formats need every column inside the board.
+                let n = s.iter().map(|&c| u64::from(c) + 1).max().unwrap_or(1);
+                let mut a = Printer::new(kind.format(), Vec::new());
+                let mut b = Printer::new(kind.format(), Vec::new());
+                for _ in 0..2 {
+                    a.solution(n, s.iter().copied()).unwrap();
+                    b.solution_bytes(n, s).unwrap();
+                }
+                assert_eq!(a.finish().unwrap(), b.finish().unwrap(), "{kind} {s:?}");
+            }
+        }
     }
 
     #[test]

@@ -105,7 +105,7 @@ fn write_serial<W: Write>(
     let mut printer = Printer::new(format, out);
     let mut failed = None;
     let _ = super::for_each_solution(job, |s| {
-        if let Err(e) = printer.solution(n, s.iter().copied()) {
+        if let Err(e) = printer.solution_bytes(n, s) {
             failed = Some(e);
             return ControlFlow::Break(());
         }
@@ -363,11 +363,7 @@ fn worker(shared: &Shared<'_>, announce: &Sender<(usize, Receiver<Chunk>)>) {
                 if shared.unique && !symmetry::is_canonical(s) {
                     return ControlFlow::Continue(());
                 }
-                format.begin(&mut chunk.bytes, n64);
-                for (row, &c) in (0u64..).zip(s) {
-                    format.row(&mut chunk.bytes, n64, row, u64::from(c));
-                }
-                format.end(&mut chunk.bytes, n64);
+                format.solution(&mut chunk.bytes, n64, s);
                 chunk.ends.push(chunk.bytes.len() as u32);
                 if chunk.bytes.len() >= CHUNK_BYTES
                     && !send(std::mem::replace(&mut chunk, Chunk::new()))

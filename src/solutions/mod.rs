@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use crate::job::{Job, Method};
 use crate::kernel::{self, MAX_N};
 use crate::symmetry;
-use crate::units::Plan;
+use crate::units::{Plan, Unit};
 use std::ops::ControlFlow;
 
 mod write;
@@ -161,26 +161,70 @@ where
     F: FnMut(&[u8]) -> ControlFlow<()>,
 {
     check_listing(job)?;
-    let unique = job.unique();
-    let n = job.n();
-    let plan = Plan::new(job.clone().with_method(Method::Plain));
-    let rows = plan
-        .allowed()
-        .copied()
-        .unwrap_or_else(|| kernel::unconstrained(n));
+    let listing = Listing::new(job);
     let mut cols = [0u8; MAX_N as usize];
-    for unit in plan.units() {
-        let prefix = unit.prefix();
-        if unique && !may_hold_canonical(n, prefix) {
-            continue;
+    for unit in listing.units() {
+        let flow = listing.visit(unit, &mut cols, &mut f);
+        if flow.is_break() {
+            return Ok(flow);
         }
+    }
+    Ok(ControlFlow::Continue(()))
+}
+
+/// What a listing walks: the job's units under the plain method (index order is lexicographic
+/// prefix order) and its row masks; the one piece shared by the serial and parallel listings.
+pub(crate) struct Listing {
+    pub(crate) plan: Plan,
+    rows: [u32; MAX_N as usize],
+    pub(crate) unique: bool,
+}
+
+impl Listing {
+    pub(crate) fn new(job: &Job) -> Listing {
+        let plan = Plan::new(job.clone().with_method(Method::Plain));
+        let rows = plan
+            .allowed()
+            .copied()
+            .unwrap_or_else(|| kernel::unconstrained(job.n()));
+        Listing {
+            plan,
+            rows,
+            unique: job.unique(),
+        }
+    }
+
+    /// The units to walk, in order: with `unique`, those whose prefix may start a canonical
+    /// solution.
+    pub(crate) fn units(&self) -> impl Iterator<Item = &Unit> {
+        let n = self.plan.job().n();
+        self.plan
+            .units()
+            .iter()
+            .filter(move |u| !self.unique || may_hold_canonical(n, u.prefix()))
+    }
+
+    /// Calls `f` with the solutions of `unit` in lexicographic order (with `unique`, only the
+    /// canonical ones); `cols` is scratch space.
+    pub(crate) fn visit<F>(
+        &self,
+        unit: &Unit,
+        cols: &mut [u8; MAX_N as usize],
+        f: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(&[u8]) -> ControlFlow<()>,
+    {
+        let mut f = f;
+        let prefix = unit.prefix();
         cols[..prefix.len()].copy_from_slice(prefix);
-        let flow = kernel::visit(
-            n,
+        let unique = self.unique;
+        kernel::visit(
+            self.plan.job().n(),
             u32::from(unit.depth),
             unit.masks,
-            &rows,
-            &mut cols,
+            &self.rows,
+            cols,
             |s| {
                 if unique && !symmetry::is_canonical(s) {
                     ControlFlow::Continue(())
@@ -188,12 +232,8 @@ where
                     f(s)
                 }
             },
-        );
-        if flow.is_break() {
-            return Ok(flow);
-        }
+        )
     }
-    Ok(ControlFlow::Continue(()))
 }
 
 /// Refuses what cannot be listed: unique solutions with pre-placed queens.

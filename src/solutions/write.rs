@@ -10,12 +10,12 @@
 //! chunks are queued, so it can always go on, and nothing deadlocks. No worker starts a unit more
 //! than [`WINDOW_PER_THREAD`] × threads units ahead of the one being written.
 
+use super::Listing;
 use crate::error::Error;
 use crate::format::{Format, Kind, Printer};
-use crate::job::{Job, Method};
-use crate::kernel::{self, MAX_N};
-use crate::symmetry;
-use crate::units::{Plan, Unit};
+use crate::job::Job;
+use crate::kernel::MAX_N;
+use crate::units::Unit;
 use crossbeam::channel::{self, Receiver, Sender};
 use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
@@ -150,11 +150,9 @@ struct Progress {
 
 /// What the workers and the writing thread share.
 struct Shared<'a> {
-    plan: &'a Plan,
+    listing: &'a Listing,
     /// The units to search, in output order.
     order: Vec<&'a Unit>,
-    rows: [u32; MAX_N as usize],
-    unique: bool,
     kind: Kind,
     next: AtomicUsize,
     stop: AtomicBool,
@@ -216,23 +214,10 @@ impl Shared<'_> {
 }
 
 fn write_parallel<W: Write>(job: &Job, opts: &WriteOptions, out: W) -> Result<u64, WriteError> {
-    let unique = job.unique();
-    let n = job.n();
-    let plan = Plan::new(job.clone().with_method(Method::Plain));
-    let rows = plan
-        .allowed()
-        .copied()
-        .unwrap_or_else(|| kernel::unconstrained(n));
-    let order: Vec<&Unit> = plan
-        .units()
-        .iter()
-        .filter(|u| !unique || super::may_hold_canonical(n, u.prefix()))
-        .collect();
+    let listing = Listing::new(job);
     let shared = Shared {
-        plan: &plan,
-        order,
-        rows,
-        unique,
+        listing: &listing,
+        order: listing.units().collect(),
         kind: opts.format,
         next: AtomicUsize::new(0),
         stop: AtomicBool::new(false),
@@ -316,8 +301,7 @@ fn write_in_order<W: Write>(
 
 /// One worker: searches units in order and sends their formatted solutions.
 fn worker(shared: &Shared<'_>, announce: &Sender<(usize, Receiver<Chunk>)>) {
-    let n = shared.plan.job().n();
-    let n64 = u64::from(n);
+    let n64 = u64::from(shared.listing.plan.job().n());
     let mut format = shared.kind.format();
     let mut cols = [0u8; MAX_N as usize];
     loop {
@@ -347,32 +331,20 @@ fn worker(shared: &Shared<'_>, announce: &Sender<(usize, Receiver<Chunk>)>) {
         let mut chunk = Chunk::new();
         let send =
             |chunk: Chunk| shared.reserve(pos, chunk.bytes.len(), &tx) && tx.send(chunk).is_ok();
-        let prefix = unit.prefix();
-        cols[..prefix.len()].copy_from_slice(prefix);
-        let flow = kernel::visit(
-            n,
-            u32::from(unit.depth),
-            unit.masks,
-            &shared.rows,
-            &mut cols,
-            |s| {
-                // A halted run (limit reached, closed pipe) ends every unit at its next solution.
-                if shared.stopped() {
-                    return ControlFlow::Break(());
-                }
-                if shared.unique && !symmetry::is_canonical(s) {
-                    return ControlFlow::Continue(());
-                }
-                format.solution(&mut chunk.bytes, n64, s);
-                chunk.ends.push(chunk.bytes.len() as u32);
-                if chunk.bytes.len() >= CHUNK_BYTES
-                    && !send(std::mem::replace(&mut chunk, Chunk::new()))
-                {
-                    return ControlFlow::Break(());
-                }
-                ControlFlow::Continue(())
-            },
-        );
+        let flow = shared.listing.visit(unit, &mut cols, |s| {
+            // A halted run (limit reached, closed pipe) ends every unit at its next solution.
+            if shared.stopped() {
+                return ControlFlow::Break(());
+            }
+            format.solution(&mut chunk.bytes, n64, s);
+            chunk.ends.push(chunk.bytes.len() as u32);
+            if chunk.bytes.len() >= CHUNK_BYTES
+                && !send(std::mem::replace(&mut chunk, Chunk::new()))
+            {
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        });
         if flow.is_continue() && !chunk.ends.is_empty() {
             send(chunk);
         }

@@ -16,14 +16,10 @@ impl Format for Board {
         b"\n"
     }
 
-    fn begin(&mut self, _buf: &mut Vec<u8>, _n: u64) {}
-
     fn row(&mut self, buf: &mut Vec<u8>, n: u64, _row: u64, col: u64) {
         let start = buf.len();
         buf.resize(start + n as usize, b'.');
         buf[start + col as usize] = b'Q';
         buf.push(b'\n');
     }
-
-    fn end(&mut self, _buf: &mut Vec<u8>, _n: u64) {}
 }

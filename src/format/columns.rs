@@ -6,8 +6,6 @@ use super::{push_number, Format};
 pub struct Columns;
 
 impl Format for Columns {
-    fn begin(&mut self, _buf: &mut Vec<u8>, _n: u64) {}
-
     #[inline]
     fn row(&mut self, buf: &mut Vec<u8>, _n: u64, row: u64, col: u64) {
         if row > 0 {

@@ -15,14 +15,10 @@ impl Format for Matrix {
         b"\n"
     }
 
-    fn begin(&mut self, _buf: &mut Vec<u8>, _n: u64) {}
-
     fn row(&mut self, buf: &mut Vec<u8>, n: u64, _row: u64, col: u64) {
         for c in 0..n {
             buf.push(if c == col { b'1' } else { b'0' });
             buf.push(if c + 1 == n { b'\n' } else { b' ' });
         }
     }
-
-    fn end(&mut self, _buf: &mut Vec<u8>, _n: u64) {}
 }

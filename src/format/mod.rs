@@ -33,12 +33,12 @@ pub trait Format {
     fn separator(&self) -> &'static [u8] {
         b""
     }
-    /// Starts a solution of an `n`×`n` board.
-    fn begin(&mut self, buf: &mut Vec<u8>, n: u64);
+    /// Starts a solution of an `n`×`n` board (nothing, unless the format has an opening).
+    fn begin(&mut self, _buf: &mut Vec<u8>, _n: u64) {}
     /// Writes the queen of the 0-based `row`, at the 0-based column `col`; rows come in order.
     fn row(&mut self, buf: &mut Vec<u8>, n: u64, row: u64, col: u64);
-    /// Ends a solution.
-    fn end(&mut self, buf: &mut Vec<u8>, n: u64);
+    /// Ends a solution (nothing, unless the format has a closing).
+    fn end(&mut self, _buf: &mut Vec<u8>, _n: u64) {}
     /// Writes a whole solution of an `n`×`n` board given as its 0-based columns (one byte each,
     /// as the search produces them): the same bytes as `begin`, `row` for every row and `end`.
     /// A format may write it faster at once.

@@ -17,6 +17,33 @@ pub struct ScalingPlot;
 /// each thread count.
 pub struct TimePlot;
 
+/// Draws each `(label, points)` series as a coloured line with point markers, then the legend,
+/// and presents the drawing: the common end of both plots. (A macro, because plotters' chart
+/// types differ by coordinate system.)
+macro_rules! finish {
+    ($chart:ident, $root:ident, $err:ident, $series:expr) => {
+        for (i, (label, pts)) in $series.enumerate() {
+            let c = color(i);
+            $chart
+                .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))
+                .map_err(|e| $err(&e))?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2)));
+            $chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
+                .map_err(|e| $err(&e))?;
+        }
+        $chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| $err(&e))?;
+        $root.present().map_err(|e| $err(&e))?;
+    };
+}
+
 const SIZE: (u32, u32) = (900, 560);
 
 fn render_err(file: &'static str) -> impl Fn(&dyn std::fmt::Display) -> BenchError {
@@ -131,27 +158,10 @@ impl Exporter for ScalingPlot {
                 .map_err(|e| err(&e))?
                 .label("ideal (speed-up = threads)")
                 .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], grey));
-            for (i, (n, pts)) in lines.iter().enumerate() {
-                let c = color(i);
-                chart
-                    .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))
-                    .map_err(|e| err(&e))?
-                    .label(format!("N = {n}"))
-                    .legend(move |(x, y)| {
-                        PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2))
-                    });
-                chart
-                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
-                    .map_err(|e| err(&e))?;
-            }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
-                .map_err(|e| err(&e))?;
-            root.present().map_err(|e| err(&e))?;
+            let series = lines
+                .iter()
+                .map(|(n, pts)| (format!("N = {n}"), pts.clone()));
+            finish!(chart, root, err, series);
         }
         Ok(svg.into_bytes())
     }
@@ -221,28 +231,11 @@ impl Exporter for TimePlot {
                 .y_label_formatter(&|y| seconds_label(*y))
                 .draw()
                 .map_err(|e| err(&e))?;
-            for (i, (label, pts)) in lines.values().enumerate() {
-                let c = color(i);
+            let series = lines.values().map(|(label, pts)| {
                 let pts: Vec<(u32, f64)> = pts.iter().copied().filter(|p| p.1 > 0.0).collect();
-                chart
-                    .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))
-                    .map_err(|e| err(&e))?
-                    .label(label.clone())
-                    .legend(move |(x, y)| {
-                        PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2))
-                    });
-                chart
-                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
-                    .map_err(|e| err(&e))?;
-            }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
-                .map_err(|e| err(&e))?;
-            root.present().map_err(|e| err(&e))?;
+                (label.clone(), pts)
+            });
+            finish!(chart, root, err, series);
         }
         Ok(svg.into_bytes())
     }

@@ -29,6 +29,7 @@ pub mod search;
 
 use crate::engine::Counts;
 use crate::kernel::{full_mask, Masks, MAX_N};
+use crate::lanes;
 use crate::symmetry;
 use crate::units::{Unit, MAX_PREFIX};
 use search::{Leaves, Rows};
@@ -219,47 +220,127 @@ fn counts_of(s: &[u8]) -> Counts {
     }
 }
 
+/// The searches that together count one unit of a side branch with bound `a`.
+///
+/// A solution of the branch needs the slow path of [`SideLeaves`] only when another edge queen
+/// ties with the top one: a side queen in row `a` or `n-1-a`, or the bottom queen in column `a`
+/// or `n-1-a`. The unit is split into disjoint searches by where the first tie is:
+///
+/// * *clean*: no tie anywhere (the tie squares are taken out of the rows' masks). Every solution
+///   is canonical with a class of eight, so a plain count suffices, and it runs on the fastest
+///   kernel ([`crate::lanes`]). The side columns must then be taken by row `n-2-a`.
+/// * a side queen in row `a` (two searches, one per side column);
+/// * none in row `a`, a side queen in row `n-1-a` (two searches);
+/// * none in either row, the bottom queen in column `a` or `n-1-a` (two searches).
+///
+/// In the last six the tied queen is placed in advance: its attacks are taken out of every
+/// row's mask, so the search prunes from the top rather than failing at the tied row. Their
+/// solutions are classified by [`SideLeaves`]. Searches the unit's prefix contradicts are left
+/// out.
+fn side_parts<'u>(
+    n: u32,
+    a: u32,
+    rows: &Rows,
+    unit: &'u Unit,
+) -> impl Iterator<Item = (Rows, bool)> + 'u {
+    let m = n - 1;
+    let sides = 1 | 1 << m;
+    let (top, bottom) = (a as usize, (m - a) as usize);
+    let mut clean = *rows;
+    clean.allow[top] &= !sides;
+    clean.allow[bottom] &= !sides;
+    clean.allow[m as usize] &= !(1 << a | 1 << (m - a));
+    clean.deadline = (bottom - 1, sides);
+    let mut not_top = *rows;
+    not_top.allow[top] &= !sides;
+    let mut neither = not_top;
+    neither.allow[bottom] &= !sides;
+    let ties = [
+        (*rows, a, 0),
+        (*rows, a, m),
+        (not_top, m - a, 0),
+        (not_top, m - a, m),
+        (neither, m, a),
+        (neither, m, m - a),
+    ]
+    .map(|(r, row, col)| (with_queen(n, r, row, col), true));
+    std::iter::once((clean, false))
+        .chain(ties)
+        .filter(move |(r, _)| admits(r, unit))
+}
+
+/// `rows` with a queen placed in advance at (`row`, `col`): that square alone in its row, and
+/// its column and diagonals taken out of every other row.
+fn with_queen(n: u32, mut rows: Rows, row: u32, col: u32) -> Rows {
+    for r in 0..n {
+        let allow = &mut rows.allow[r as usize];
+        if r == row {
+            *allow &= 1 << col;
+        } else {
+            let d = r.abs_diff(row);
+            let mut attacked = 1u32 << col;
+            if col + d < n {
+                attacked |= 1 << (col + d);
+            }
+            if d <= col {
+                attacked |= 1 << (col - d);
+            }
+            *allow &= !attacked;
+        }
+    }
+    rows
+}
+
+/// Whether the queens of the unit's prefix lie on squares `rows` allows.
+fn admits(rows: &Rows, unit: &Unit) -> bool {
+    unit.prefix()
+        .iter()
+        .enumerate()
+        .all(|(r, &col)| rows.allow[r] >> col & 1 == 1)
+}
+
 /// Counts the total and unique solutions of one D4 unit. `placed` are the allowed squares per
 /// row (all squares without pre-placed queens).
 pub(crate) fn evaluate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> Counts {
     let branch = Branch::of(unit);
     let rows = branch.rows(n, placed);
     let first = u32::from(unit.depth);
-    let mut prefix_cols = [0u32; MAX_N as usize];
-    for r in 1..=unit.depth as usize {
-        prefix_cols[r] = prefix_cols[r - 1] | 1 << unit.prefix[r - 1];
-    }
     if first + 3 > n {
         // The prefix leaves at most two rows: finish them here.
         return finish_short(n, unit, &rows);
     }
+    let eights = |found: u64| Counts {
+        total: 8 * u128::from(found),
+        unique: u128::from(found),
+    };
     match branch {
-        Branch::Corner { .. } => {
-            let mut c = search::Count(0);
-            search::search(n, first, unit.masks, &rows, &prefix_cols, &mut c);
-            Counts {
-                total: 8 * u128::from(c.0),
-                unique: u128::from(c.0),
-            }
-        }
+        Branch::Corner { .. } => eights(lanes::count(n, first, unit.masks, &rows)),
         Branch::Side { bound: a } => {
             let m = n - 1;
-            let mut leaves = SideLeaves {
-                n,
-                tie_last: 1 << a | 1 << (m - a),
-                sides: 1 | 1 << m,
-                after_a: (a + 1) as usize,
-                at_m_minus_a: (m - a) as usize,
-                eights: 0,
-                other: Counts::default(),
-            };
-            search::search(n, first, unit.masks, &rows, &prefix_cols, &mut leaves);
-            let mut c = Counts {
-                total: 8 * u128::from(leaves.eights),
-                unique: u128::from(leaves.eights),
-            };
-            c += leaves.other;
-            c
+            let mut prefix_cols = [0u32; MAX_N as usize];
+            for r in 1..=unit.depth as usize {
+                prefix_cols[r] = prefix_cols[r - 1] | 1 << unit.prefix[r - 1];
+            }
+            let mut counts = Counts::default();
+            for (part, ties) in side_parts(n, a, &rows, unit) {
+                if !ties {
+                    counts += eights(lanes::count(n, first, unit.masks, &part));
+                    continue;
+                }
+                let mut leaves = SideLeaves {
+                    n,
+                    tie_last: 1 << a | 1 << (m - a),
+                    sides: 1 | 1 << m,
+                    after_a: (a + 1) as usize,
+                    at_m_minus_a: (m - a) as usize,
+                    eights: 0,
+                    other: Counts::default(),
+                };
+                search::search(n, first, unit.masks, &part, &prefix_cols, &mut leaves);
+                counts += eights(leaves.eights);
+                counts += leaves.other;
+            }
+            counts
         }
     }
 }
@@ -296,10 +377,17 @@ pub(crate) fn unit_allow(
     Branch::of(unit).rows(n, placed).allow
 }
 
-/// The number of nodes the search of one D4 unit visits (prefix excluded).
+/// The number of nodes the searches of one D4 unit visit (prefix excluded).
 pub(crate) fn nodes(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> u64 {
-    let rows = Branch::of(unit).rows(n, placed);
-    search::nodes(n, u32::from(unit.depth), unit.masks, &rows)
+    let branch = Branch::of(unit);
+    let rows = branch.rows(n, placed);
+    let first = u32::from(unit.depth);
+    match branch {
+        Branch::Side { bound: a } if first + 3 <= n => side_parts(n, a, &rows, unit)
+            .map(|(part, _)| search::nodes(n, first, unit.masks, &part))
+            .sum(),
+        _ => search::nodes(n, first, unit.masks, &rows),
+    }
 }
 
 #[cfg(test)]
@@ -339,3 +427,4 @@ mod tests {
         assert_eq!(units, enumerate(10, 3, &all));
     }
 }
+

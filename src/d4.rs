@@ -427,4 +427,3 @@ mod tests {
         assert_eq!(units, enumerate(10, 3, &all));
     }
 }
-

@@ -271,7 +271,7 @@ fn write_in_order<W: Write>(
             let whole = separator.is_empty()
                 && opts
                     .limit
-                    .map_or(true, |l| written + chunk.ends.len() as u64 <= l);
+                    .is_none_or(|l| written + chunk.ends.len() as u64 <= l);
             if whole {
                 out.write_all(&chunk.bytes)?;
                 written += chunk.ends.len() as u64;

@@ -60,7 +60,7 @@ fn best_engine_rows<'a>(
 ) -> BTreeMap<(u32, usize), &'a Row> {
     let mut best: BTreeMap<(u32, usize), &Row> = BTreeMap::new();
     let rows = report.rows.iter().filter(|r| r.solver == Solver::Engine);
-    for r in rows.filter(|r| method.map_or(true, |m| r.method == m)) {
+    for r in rows.filter(|r| method.is_none_or(|m| r.method == m)) {
         let slot = best.entry((r.n, r.threads)).or_insert(r);
         if r.median_s < slot.median_s {
             *slot = r;

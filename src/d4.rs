@@ -32,7 +32,7 @@ use crate::kernel::{full_mask, Masks, MAX_N};
 use crate::lanes;
 use crate::symmetry;
 use crate::units::{Unit, MAX_PREFIX};
-use search::{Leaves, Rows};
+use search::Rows;
 
 /// The two kinds of canonical solution, named by their first queens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,56 +157,6 @@ fn prefixes(
     }
 }
 
-/// Sorts the solutions of a side branch: canonical with a class of eight unless another edge
-/// queen is exactly `a` from a corner, in which case the whole orbit is examined.
-struct SideLeaves {
-    n: u32,
-    /// Columns `a` and `n-1-a`: a bottom queen there ties with the top queen.
-    tie_last: u32,
-    /// The two side columns.
-    sides: u32,
-    /// Row `a + 1`: a side column taken by then was taken in row `a` (rows above `a` may not).
-    after_a: usize,
-    /// Row `n-1-a`: a side column free until then is taken in that row (the deadline).
-    at_m_minus_a: usize,
-    eights: u64,
-    other: Counts,
-}
-
-impl Leaves for SideLeaves {
-    #[inline(always)]
-    fn pair(&mut self, cols_before: &[u32; MAX_N as usize], x: u32, y: u32, xy: bool, yx: bool) {
-        let side_tie = (cols_before[self.after_a & 31] & self.sides)
-            | (!cols_before[self.at_m_minus_a & 31] & self.sides);
-        for (ok, pen, last) in [(xy, x, y), (yx, y, x)] {
-            if !ok {
-                continue;
-            }
-            if side_tie | (last & self.tie_last) == 0 {
-                self.eights += 1;
-            } else {
-                self.classify(cols_before, pen, last);
-            }
-        }
-    }
-}
-
-impl SideLeaves {
-    /// The slow path: rebuild the solution from the column masks and examine its orbit.
-    #[cold]
-    #[inline(never)]
-    fn classify(&mut self, cols_before: &[u32; MAX_N as usize], pen: u32, last: u32) {
-        let n = self.n as usize;
-        let mut s = [0u8; MAX_N as usize];
-        for (r, col) in s.iter_mut().enumerate().take(n - 2) {
-            *col = (cols_before[r + 1] ^ cols_before[r]).trailing_zeros() as u8;
-        }
-        s[n - 2] = pen.trailing_zeros() as u8;
-        s[n - 1] = last.trailing_zeros() as u8;
-        self.other += counts_of(&s[..n]);
-    }
-}
-
 /// What one solution found by the search adds: its class size and 1 if it is canonical.
 fn counts_of(s: &[u8]) -> Counts {
     let o = symmetry::orbit(s);
@@ -316,29 +266,18 @@ pub(crate) fn evaluate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> C
     match branch {
         Branch::Corner { .. } => eights(lanes::count(n, first, unit.masks, &rows)),
         Branch::Side { bound: a } => {
-            let m = n - 1;
-            let mut prefix_cols = [0u32; MAX_N as usize];
-            for r in 1..=unit.depth as usize {
-                prefix_cols[r] = prefix_cols[r - 1] | 1 << unit.prefix[r - 1];
-            }
+            let mut s = [0u8; MAX_N as usize];
+            s[..first as usize].copy_from_slice(unit.prefix());
             let mut counts = Counts::default();
             for (part, ties) in side_parts(n, a, &rows, unit) {
-                if !ties {
+                if ties {
+                    lanes::visit(n, first, unit.masks, &part, |tail| {
+                        s[first as usize..n as usize].copy_from_slice(tail);
+                        counts += counts_of(&s[..n as usize]);
+                    });
+                } else {
                     counts += eights(lanes::count(n, first, unit.masks, &part));
-                    continue;
                 }
-                let mut leaves = SideLeaves {
-                    n,
-                    tie_last: 1 << a | 1 << (m - a),
-                    sides: 1 | 1 << m,
-                    after_a: (a + 1) as usize,
-                    at_m_minus_a: (m - a) as usize,
-                    eights: 0,
-                    other: Counts::default(),
-                };
-                search::search(n, first, unit.masks, &part, &prefix_cols, &mut leaves);
-                counts += eights(leaves.eights);
-                counts += leaves.other;
             }
             counts
         }

@@ -27,6 +27,7 @@
 
 use crate::d4::search::{self, Rows};
 use crate::kernel::{full_mask, Masks, MAX_N};
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// The code that runs [`count`].
@@ -120,19 +121,125 @@ pub fn count_on(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u6
     #[cfg(target_arch = "x86_64")]
     {
         if kernel != Kernel::Dfs && kernel.available() {
+            let mut count = Count(0);
             // SAFETY: the processor has the features each function is compiled for.
-            return unsafe {
+            unsafe {
                 match kernel {
-                    Kernel::Avx512 => x86::count_avx512(n, first, m, rows),
-                    _ => x86::count_avx2(n, first, m, rows),
+                    Kernel::Avx512 => x86::count_avx512(n, first, m, rows, &mut count),
+                    _ => x86::count_avx2(n, first, m, rows, &mut count),
                 }
-            };
+            }
+            return count.0;
         }
     }
     let _ = kernel;
     let mut c = search::Count(0);
     search::search(n, first, m, rows, &[0; MAX_N as usize], &mut c);
     c.0
+}
+
+/// Calls `f` with every solution below a prefix (rows `first..n`, `first + 3 <= n`, whose
+/// attacks on row `first` are `m`, under `rows`): the columns of rows `first..n`. The order is
+/// not lexicographic. On the [`Kernel::current`] kernel.
+///
+/// Each open node carries the columns of its queens (five bits a row), so this costs more per
+/// node than [`count`]; it serves searches whose every solution must be looked at.
+pub fn visit<F: FnMut(&[u8])>(n: u32, first: u32, m: Masks, rows: &Rows, f: F) {
+    visit_on(Kernel::current(), n, first, m, rows, f);
+}
+
+/// [`visit`] on a given kernel; the depth-first search if the processor cannot run it.
+pub fn visit_on<F: FnMut(&[u8])>(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows, f: F) {
+    assert!(n <= MAX_N && first + 3 <= n);
+    let mut sink = Visit {
+        f,
+        first: first as usize,
+        n: n as usize,
+        tail: [0; MAX_N as usize],
+    };
+    #[cfg(target_arch = "x86_64")]
+    {
+        if kernel != Kernel::Dfs && kernel.available() {
+            // SAFETY: the processor has the features each function is compiled for.
+            unsafe {
+                match kernel {
+                    Kernel::Avx512 => x86::visit_avx512(n, first, m, rows, &mut sink),
+                    _ => x86::visit_avx2(n, first, m, rows, &mut sink),
+                }
+            }
+            return;
+        }
+    }
+    let _ = kernel;
+    search::search(n, first, m, rows, &[0; MAX_N as usize], &mut sink);
+}
+
+/// Where the solutions of a lane search go, two rows before the end.
+trait Sink {
+    /// Whether open nodes carry the columns of their queens.
+    const HISTORY: bool;
+    /// `pairs` solutions were found (a node's two free columns, one way round or the other).
+    fn add(&mut self, pairs: u32);
+    /// One solution: `words` the history of its node (see [`Shared::words`]), `pen` and `last`
+    /// the bits of the queens of rows `n - 2` and `n - 1`. Only called when `HISTORY`.
+    fn solution(&mut self, words: &[u32], pen: u32, last: u32);
+}
+
+/// Counts.
+struct Count(u64);
+
+impl Sink for Count {
+    const HISTORY: bool = false;
+    #[inline(always)]
+    fn add(&mut self, pairs: u32) {
+        self.0 += u64::from(pairs);
+    }
+    fn solution(&mut self, _: &[u32], _: u32, _: u32) {}
+}
+
+/// Rebuilds each solution's columns and hands them to `f`.
+struct Visit<F> {
+    f: F,
+    first: usize,
+    n: usize,
+    tail: [u8; MAX_N as usize],
+}
+
+impl<F: FnMut(&[u8])> Visit<F> {
+    fn emit(&mut self, pen: u32, last: u32) {
+        let (first, n) = (self.first, self.n);
+        self.tail[n - 2 - first] = pen.trailing_zeros() as u8;
+        self.tail[n - 1 - first] = last.trailing_zeros() as u8;
+        (self.f)(&self.tail[..n - first]);
+    }
+}
+
+impl<F: FnMut(&[u8])> Sink for Visit<F> {
+    const HISTORY: bool = true;
+    fn add(&mut self, _: u32) {}
+    #[cold]
+    fn solution(&mut self, words: &[u32], pen: u32, last: u32) {
+        for i in 0..self.n - 2 - self.first {
+            let word = words[i / ROWS_PER_WORD];
+            self.tail[i] = (word >> (BITS_PER_ROW * (i % ROWS_PER_WORD)) & 31) as u8;
+        }
+        self.emit(pen, last);
+    }
+}
+
+/// The depth-first search's leaves, for [`visit_on`] without vectors.
+impl<F: FnMut(&[u8])> search::Leaves for Visit<F> {
+    fn pair(&mut self, cols_before: &[u32; MAX_N as usize], x: u32, y: u32, xy: bool, yx: bool) {
+        for r in self.first..self.n - 2 {
+            self.tail[r - self.first] = (cols_before[r + 1] ^ cols_before[r]).trailing_zeros() as u8;
+        }
+        if xy {
+            self.emit(x, y);
+        }
+        if yx {
+            self.emit(y, x);
+        }
+    }
 }
 
 /// The operations the search needs on a register of `u32` lanes. Lane sets are bit masks
@@ -163,6 +270,13 @@ trait Vector: Copy {
     unsafe fn eq(self, o: Self) -> u32;
     /// The lanes of `keep`, packed into the lowest lanes (the others undefined).
     unsafe fn compress(self, keep: u32) -> Self;
+    /// `self << by` in every lane.
+    unsafe fn shl(self, by: usize) -> Self;
+    /// The index of the one set bit of every lane (lanes that are zero: undefined).
+    ///
+    /// By conversion to `f32`: `2^i` becomes a float of exponent `i` (`2^31`, negative as an
+    /// `i32`, too, with the sign bit, which the mask removes).
+    unsafe fn index(self) -> Self;
 }
 
 /// The most lanes of any [`Vector`].
@@ -171,52 +285,59 @@ const MAX_LANES: usize = 16;
 const CAP: usize = 3 * MAX_LANES;
 /// Searches that take turns (see [`run`]).
 const WAYS: usize = 4;
+/// History: the column of a queen takes five bits, six rows to a word, five words for the most
+/// rows a search places (`MAX_N - 2`: the first row and the last two are not recorded).
+const BITS_PER_ROW: usize = 5;
+const ROWS_PER_WORD: usize = 6;
+const MAX_WORDS: usize = 5;
 
-/// The fields of an open node, each an array of a row's buffer.
+/// The fields of an open node, each an array of a row's buffer; history words follow.
 const COLS: usize = 0;
 const UP: usize = 1;
 const DOWN: usize = 2;
 const FREE: usize = 3;
+const WORDS: usize = 4;
 
-/// One row's open nodes: one array per field (structure of arrays), the four side by side.
-type Row = [[u32; CAP]; 4];
+/// One row's open nodes: one array per field (structure of arrays), side by side.
+type Row<const F: usize> = [[u32; CAP]; F];
 
 /// What every step of one search reads.
 struct Shared<'a> {
     n: usize,
+    first: usize,
     lanes: usize,
     all_lanes: u32,
     allow: &'a [u32; MAX_N as usize],
     /// The columns each row's children must have taken (the deadline; pure pruning).
     need: [u32; MAX_N as usize],
+    /// History words in use: row `first + i` is in word `i / 6`, bits `5 * (i % 6)..`.
+    words: usize,
 }
 
-/// One search in progress: its open nodes.
+/// One search in progress: its open nodes, with `F` fields each (4 without history).
 #[repr(C, align(64))]
-struct Search {
-    rows: [Row; MAX_N as usize],
+struct Search<const F: usize> {
+    rows: [Row<F>; MAX_N as usize],
     len: [usize; MAX_N as usize],
     /// Bit r of `open`: row r has open nodes; of `ready`: at least a register of them.
     open: u32,
     ready: u32,
-    total: u64,
 }
 
-impl Search {
+impl<const F: usize> Search<F> {
     /// A search with no open node.
-    fn new() -> Search {
+    fn new() -> Search<F> {
         // Zeroed, so that lanes read past the open nodes hold defined values (they are ignored).
         Search {
-            rows: [[[0; CAP]; 4]; MAX_N as usize],
+            rows: [[[0; CAP]; F]; MAX_N as usize],
             len: [0; MAX_N as usize],
             open: 0,
             ready: 0,
-            total: 0,
         }
     }
 
     /// Adds an open node to row `r`, which must have room.
-    fn push(&mut self, r: usize, node: [u32; 4], lanes: usize) {
+    fn push(&mut self, r: usize, node: [u32; F], lanes: usize) {
         let i = self.len[r];
         for (field, v) in self.rows[r].iter_mut().zip(node) {
             field[i] = v;
@@ -232,9 +353,16 @@ impl Search {
         self.ready = self.ready & !(1 << r) | u32::from(len >= lanes) << r;
     }
 
+    /// Empties every row.
+    fn clear(&mut self) {
+        self.len = [0; MAX_N as usize];
+        self.open = 0;
+        self.ready = 0;
+    }
+
     /// Moves half of the open nodes of this search's shallowest row with two or more to `to`
     /// (which has none); false if there is no such row.
-    fn share(&mut self, to: &mut Search, lanes: usize) -> bool {
+    fn share(&mut self, to: &mut Search<F>, lanes: usize) -> bool {
         let Some(r) = (0..MAX_N as usize).find(|&r| self.len[r] >= 2) else {
             return false;
         };
@@ -252,7 +380,7 @@ impl Search {
     /// # Safety
     /// The processor must have `V`'s features.
     #[inline(always)]
-    unsafe fn step<V: Vector>(&mut self, sh: &Shared) {
+    unsafe fn step<V: Vector, S: Sink>(&mut self, sh: &Shared, sink: &mut S) {
         let lanes = sh.lanes;
         let r = if self.ready != 0 {
             31 - self.ready.leading_zeros() as usize
@@ -264,11 +392,11 @@ impl Search {
         let k = sh.all_lanes >> (lanes - take);
         // Rows hold fewer than two registers of nodes, so `i + lanes <= CAP` below: every
         // access is inside the row.
-        let get = |row: &Row, field: usize, i: usize| {
+        let get = |row: &Row<F>, field: usize, i: usize| {
             debug_assert!(i + lanes <= CAP);
             V::load(row[field].as_ptr().add(i))
         };
-        let put = |row: &mut Row, field: usize, i: usize, v: V| {
+        let put = |row: &mut Row<F>, field: usize, i: usize, v: V| {
             debug_assert!(i + lanes <= CAP);
             v.store(row[field].as_mut_ptr().add(i));
         };
@@ -286,6 +414,22 @@ impl Search {
         put(this, UP, base, up.compress(keep));
         put(this, DOWN, base, down.compress(keep));
         put(this, FREE, base, rest.compress(keep));
+
+        // The children's history: the parent's, and this row's column in its word.
+        let mut words = [V::splat(0); MAX_WORDS];
+        if S::HISTORY {
+            let i = r - sh.first;
+            let column = bit.index().shl(BITS_PER_ROW * (i % ROWS_PER_WORD));
+            for (w, word) in words.iter_mut().enumerate().take(sh.words) {
+                let parent = get(this, WORDS + w, base);
+                put(this, WORDS + w, base, parent.compress(keep));
+                *word = if w == i / ROWS_PER_WORD {
+                    parent.or(column)
+                } else {
+                    parent
+                };
+            }
+        }
         self.set_len(r, base + keep.count_ones() as usize, lanes);
 
         // The children: the attacks on row r + 1.
@@ -306,7 +450,10 @@ impl Search {
             let apart = valid & !x.shl1().eq(y);
             let xy = apart & pen.and(x).nonzero() & last.and(y).nonzero();
             let yx = apart & pen.and(y).nonzero() & last.and(x).nonzero();
-            self.total += u64::from(xy.count_ones() + yx.count_ones());
+            sink.add(xy.count_ones() + yx.count_ones());
+            if S::HISTORY && xy | yx != 0 {
+                settle(sh, xy, yx, x, y, &words, sink);
+            }
         } else {
             let child_free = attacked.and_not(V::splat(sh.allow[r + 1]));
             let live = valid & child_free.nonzero();
@@ -316,9 +463,76 @@ impl Search {
             put(next, UP, end, u.compress(live));
             put(next, DOWN, end, d.compress(live));
             put(next, FREE, end, child_free.compress(live));
+            if S::HISTORY {
+                for (w, word) in words.iter().enumerate().take(sh.words) {
+                    put(next, WORDS + w, end, word.compress(live));
+                }
+            }
             self.set_len(r + 1, end + live.count_ones() as usize, lanes);
         }
     }
+}
+
+/// Hands the solutions of one step, lanes `xy` (`x` then `y`) and `yx`, to `sink`.
+///
+/// # Safety
+/// The processor must have `V`'s features.
+#[cold]
+#[inline(never)]
+unsafe fn settle<V: Vector, S: Sink>(
+    sh: &Shared,
+    xy: u32,
+    yx: u32,
+    x: V,
+    y: V,
+    words: &[V; MAX_WORDS],
+    sink: &mut S,
+) {
+    let mut xs = [0u32; MAX_LANES];
+    let mut ys = [0u32; MAX_LANES];
+    let mut hist = [[0u32; MAX_LANES]; MAX_WORDS];
+    x.store(xs.as_mut_ptr());
+    y.store(ys.as_mut_ptr());
+    for (h, w) in hist.iter_mut().zip(words).take(sh.words) {
+        w.store(h.as_mut_ptr());
+    }
+    for (lanes, flipped) in [(xy, false), (yx, true)] {
+        let mut lanes = lanes;
+        while lanes != 0 {
+            let lane = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let mut mine = [0u32; MAX_WORDS];
+            for (m, h) in mine.iter_mut().zip(&hist) {
+                *m = h[lane];
+            }
+            let (pen, last) = if flipped {
+                (ys[lane], xs[lane])
+            } else {
+                (xs[lane], ys[lane])
+            };
+            sink.solution(&mine[..sh.words], pen, last);
+        }
+    }
+}
+
+thread_local! {
+    /// Each thread's searches, kept between calls (zeroing them anew would cost more than
+    /// small searches).
+    static COUNTING: RefCell<Option<Box<[Search<4>; WAYS]>>> = const { RefCell::new(None) };
+    static RECORDING: RefCell<Option<Box<[Search<{ WORDS + MAX_WORDS }>; WAYS]>>> =
+        const { RefCell::new(None) };
+}
+
+/// Runs `f` on this thread's searches, or on new ones if they are in use.
+fn with_searches<const F: usize, R>(
+    key: &'static std::thread::LocalKey<RefCell<Option<Box<[Search<F>; WAYS]>>>>,
+    f: impl FnOnce(&mut [Search<F>; WAYS]) -> R,
+) -> R {
+    let fresh = || Box::new(std::array::from_fn(|_| Search::new()));
+    key.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => f(slot.get_or_insert_with(fresh)),
+        Err(_) => f(&mut fresh()),
+    })
 }
 
 /// The search itself (see the module documentation), for any [`Vector`]; inlined into one
@@ -332,7 +546,14 @@ impl Search {
 /// # Safety
 /// The processor must have `V`'s features.
 #[inline(always)]
-unsafe fn run<V: Vector>(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
+unsafe fn run<V: Vector, S: Sink, const F: usize>(
+    s: &mut [Search<F>; WAYS],
+    n: u32,
+    first: u32,
+    m: Masks,
+    rows: &Rows,
+    sink: &mut S,
+) {
     let (n, first) = (n as usize, first as usize);
     let mut need = [0u32; MAX_N as usize];
     if rows.deadline.0 < n {
@@ -340,21 +561,32 @@ unsafe fn run<V: Vector>(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
     }
     let sh = Shared {
         n,
+        first,
         lanes: V::LANES,
         all_lanes: (1u32 << V::LANES) - 1,
         allow: &rows.allow,
         need,
+        words: if S::HISTORY {
+            (n - 2 - first).div_ceil(ROWS_PER_WORD)
+        } else {
+            0
+        },
     };
+    debug_assert!(WORDS + sh.words <= F);
     let free = !(m.cols | m.diag_up | m.diag_down) & rows.allow[first];
     if free == 0 {
-        return 0;
+        return;
     }
-    let mut s: [Search; WAYS] = std::array::from_fn(|_| Search::new());
-    s[0].push(first, [m.cols, m.diag_up, m.diag_down, free], V::LANES);
+    for s in s.iter_mut() {
+        s.clear();
+    }
+    let mut root = [0; F];
+    root[..WORDS].copy_from_slice(&[m.cols, m.diag_up, m.diag_down, free]);
+    s[0].push(first, root, V::LANES);
     loop {
         if s.iter().all(|s| s.open != 0) {
-            for s in &mut s {
-                s.step::<V>(&sh);
+            for s in s.iter_mut() {
+                s.step::<V, S>(&sh, sink);
             }
             continue;
         }
@@ -367,9 +599,9 @@ unsafe fn run<V: Vector>(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
             }
         }
         let mut busy = false;
-        for s in &mut s {
+        for s in s.iter_mut() {
             if s.open != 0 {
-                s.step::<V>(&sh);
+                s.step::<V, S>(&sh, sink);
                 busy = true;
             }
         }
@@ -377,12 +609,11 @@ unsafe fn run<V: Vector>(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
             break;
         }
     }
-    s.iter().map(|s| s.total).sum()
 }
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{run, Rows, Vector};
+    use super::{run, with_searches, Count, Rows, Sink, Vector, COUNTING, RECORDING};
     use crate::kernel::Masks;
     use std::arch::x86_64::*;
 
@@ -391,8 +622,8 @@ mod x86 {
     /// # Safety
     /// The processor must support AVX-512F.
     #[target_feature(enable = "avx512f,popcnt,bmi1,lzcnt")]
-    pub(super) unsafe fn count_avx512(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
-        run::<Zmm>(n, first, m, rows)
+    pub(super) unsafe fn count_avx512(n: u32, first: u32, m: Masks, rows: &Rows, c: &mut Count) {
+        with_searches(&COUNTING, |s| run::<Zmm, _, 4>(s, n, first, m, rows, c));
     }
 
     /// [`super::count`] on eight AVX2 lanes.
@@ -400,8 +631,38 @@ mod x86 {
     /// # Safety
     /// The processor must support AVX2.
     #[target_feature(enable = "avx2,popcnt,bmi1,lzcnt")]
-    pub(super) unsafe fn count_avx2(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
-        run::<Ymm>(n, first, m, rows)
+    pub(super) unsafe fn count_avx2(n: u32, first: u32, m: Masks, rows: &Rows, c: &mut Count) {
+        with_searches(&COUNTING, |s| run::<Ymm, _, 4>(s, n, first, m, rows, c));
+    }
+
+    /// [`super::visit`] on sixteen AVX-512 lanes.
+    ///
+    /// # Safety
+    /// The processor must support AVX-512F.
+    #[target_feature(enable = "avx512f,popcnt,bmi1,lzcnt")]
+    pub(super) unsafe fn visit_avx512<S: Sink>(
+        n: u32,
+        first: u32,
+        m: Masks,
+        rows: &Rows,
+        sink: &mut S,
+    ) {
+        with_searches(&RECORDING, |s| run::<Zmm, _, 9>(s, n, first, m, rows, sink));
+    }
+
+    /// [`super::visit`] on eight AVX2 lanes.
+    ///
+    /// # Safety
+    /// The processor must support AVX2.
+    #[target_feature(enable = "avx2,popcnt,bmi1,lzcnt")]
+    pub(super) unsafe fn visit_avx2<S: Sink>(
+        n: u32,
+        first: u32,
+        m: Masks,
+        rows: &Rows,
+        sink: &mut S,
+    ) {
+        with_searches(&RECORDING, |s| run::<Ymm, _, 9>(s, n, first, m, rows, sink));
     }
 
     #[derive(Clone, Copy)]
@@ -474,6 +735,18 @@ mod x86 {
         #[target_feature(enable = "avx512f")]
         unsafe fn compress(self, keep: u32) -> Self {
             Zmm(_mm512_maskz_compress_epi32(keep as u16, self.0))
+        }
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        unsafe fn shl(self, by: usize) -> Self {
+            Zmm(_mm512_sllv_epi32(self.0, _mm512_set1_epi32(by as i32)))
+        }
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        unsafe fn index(self) -> Self {
+            let bits = _mm512_castps_si512(_mm512_cvtepi32_ps(self.0));
+            let exponent = _mm512_and_si512(_mm512_srli_epi32::<23>(bits), _mm512_set1_epi32(0xff));
+            Zmm(_mm512_sub_epi32(exponent, _mm512_set1_epi32(127)))
         }
     }
 
@@ -569,6 +842,18 @@ mod x86 {
             let perm = _mm256_loadu_si256(PACK[keep as usize & 0xff].as_ptr().cast());
             Ymm(_mm256_permutevar8x32_epi32(self.0, perm))
         }
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn shl(self, by: usize) -> Self {
+            Ymm(_mm256_sllv_epi32(self.0, _mm256_set1_epi32(by as i32)))
+        }
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn index(self) -> Self {
+            let bits = _mm256_castps_si256(_mm256_cvtepi32_ps(self.0));
+            let exponent = _mm256_and_si256(_mm256_srli_epi32::<23>(bits), _mm256_set1_epi32(0xff));
+            Ymm(_mm256_sub_epi32(exponent, _mm256_set1_epi32(127)))
+        }
     }
 }
 
@@ -636,6 +921,82 @@ mod tests {
             for k in kernels() {
                 prop_assert_eq!(count_on(k, n, first, m, &rows), want, "{:?}", k);
             }
+        }
+
+        #[test]
+        fn visits_every_solution_once(
+            n in 5u32..=12,
+            first in 0u32..3,
+            holes in proptest::collection::vec(any::<u32>(), 32),
+        ) {
+            let full = full_mask(n);
+            let mut allow = [0u32; 32];
+            for r in 0..n as usize {
+                allow[r] = full & !(holes[r] & holes[(r + 5) % 32]);
+            }
+            let rows = Rows { allow, deadline: (MAX_N as usize, 0) };
+            let mut m = Masks::EMPTY;
+            for &row in &allow[..first as usize] {
+                let free = m.free(full) & row;
+                prop_assume!(free != 0);
+                m = m.place(free & free.wrapping_neg());
+            }
+            let solutions = |k| {
+                let mut all = Vec::new();
+                visit_on(k, n, first, m, &rows, |tail| all.push(tail.to_vec()));
+                all.sort();
+                all
+            };
+            let want = solutions(Kernel::Dfs);
+            prop_assert_eq!(want.len() as u64, count_on(Kernel::Dfs, n, first, m, &rows));
+            for tail in &want {
+                // Each is a valid completion of the prefix within the allowed squares.
+                let mut at = m;
+                for (i, &col) in tail.iter().enumerate() {
+                    let bit = 1u32 << col;
+                    prop_assert!(at.free(full) & allow[first as usize + i] & bit != 0);
+                    at = at.place(bit);
+                }
+            }
+            for k in kernels() {
+                prop_assert_eq!(&solutions(k), &want, "{:?}", k);
+            }
+        }
+    }
+
+    #[test]
+    fn visits_the_largest_boards() {
+        // Rows 0..=2 placed, 27 rows recorded in five history words, columns up to 31.
+        let n = 32;
+        let mut rows = Rows {
+            allow: unconstrained(n),
+            deadline: (MAX_N as usize, 0),
+        };
+        // A known solution (the explicit construction), pinned down from row 3 to row 24: the
+        // search only has the last rows to find, the history all five words.
+        let c = crate::solutions::construct(u64::from(n)).unwrap().unwrap();
+        let s: Vec<u8> = (0..u64::from(n)).map(|r| c.column(r) as u8).collect();
+        let mut m = Masks::EMPTY;
+        for (r, &c) in s.iter().enumerate() {
+            if r < 3 {
+                m = m.place(1 << c);
+            } else if r < 25 {
+                rows.allow[r] = 1 << c;
+            }
+        }
+        let mut found = Vec::new();
+        for k in kernels() {
+            visit_on(k, n, 3, m, &rows, |tail| found.push((k, tail.to_vec())));
+        }
+        assert!(found.iter().all(|(_, t)| t.len() == 29));
+        assert!(found.iter().any(|(_, t)| t[..] == s[3..]));
+        let dfs: Vec<_> = found.iter().filter(|(k, _)| *k == Kernel::Dfs).map(|(_, t)| t).collect();
+        for k in kernels() {
+            let mine: Vec<_> = found.iter().filter(|(x, _)| *x == k).map(|(_, t)| t).collect();
+            let (mut a, mut b) = (mine.clone(), dfs.clone());
+            a.sort();
+            b.sort();
+            assert_eq!(a, b, "{k:?}");
         }
     }
 }

@@ -29,7 +29,7 @@ pub mod search;
 
 use crate::engine::Counts;
 use crate::kernel::{full_mask, Masks, MAX_N};
-use crate::lanes;
+use crate::lanes::{self, Kernel};
 use crate::symmetry;
 use crate::units::{Unit, MAX_PREFIX};
 use search::Rows;
@@ -249,9 +249,14 @@ fn admits(rows: &Rows, unit: &Unit) -> bool {
         .all(|(r, &col)| rows.allow[r] >> col & 1 == 1)
 }
 
-/// Counts the total and unique solutions of one D4 unit. `placed` are the allowed squares per
-/// row (all squares without pre-placed queens).
-pub(crate) fn evaluate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> Counts {
+/// Counts the total and unique solutions of one D4 unit on `kernel`. `placed` are the allowed
+/// squares per row (all squares without pre-placed queens).
+pub(crate) fn evaluate(
+    n: u32,
+    unit: &Unit,
+    placed: &[u32; MAX_N as usize],
+    kernel: Kernel,
+) -> Counts {
     let branch = Branch::of(unit);
     let rows = branch.rows(n, placed);
     let first = u32::from(unit.depth);
@@ -264,19 +269,19 @@ pub(crate) fn evaluate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> C
         unique: u128::from(found),
     };
     match branch {
-        Branch::Corner { .. } => eights(lanes::count(n, first, unit.masks, &rows)),
+        Branch::Corner { .. } => eights(lanes::count(kernel, n, first, unit.masks, &rows)),
         Branch::Side { bound: a } => {
             let mut s = [0u8; MAX_N as usize];
             s[..first as usize].copy_from_slice(unit.prefix());
             let mut counts = Counts::default();
             for (part, ties) in side_parts(n, a, &rows, unit) {
                 if ties {
-                    lanes::visit(n, first, unit.masks, &part, |tail| {
+                    lanes::visit(kernel, n, first, unit.masks, &part, |tail| {
                         s[first as usize..n as usize].copy_from_slice(tail);
                         counts += counts_of(&s[..n as usize]);
                     });
                 } else {
-                    counts += eights(lanes::count(n, first, unit.masks, &part));
+                    counts += eights(lanes::count(kernel, n, first, unit.masks, &part));
                 }
             }
             counts
@@ -334,11 +339,11 @@ mod tests {
     use super::*;
     use crate::kernel::unconstrained;
 
-    fn run(n: u32, depth: u32) -> Counts {
+    fn run(n: u32, depth: u32, kernel: Kernel) -> Counts {
         let all = unconstrained(n);
         let mut c = Counts::default();
         for u in enumerate(n, depth, &all) {
-            c += evaluate(n, &u, &all);
+            c += evaluate(n, &u, &all, kernel);
         }
         c
     }
@@ -348,8 +353,14 @@ mod tests {
         for n in 2..=12u32 {
             let p = crate::known::published(n).unwrap();
             for depth in 1..=4.min(n) {
-                let c = run(n, depth);
-                assert_eq!((c.total, c.unique), (p.total, p.unique), "n = {n}, {depth}");
+                for kernel in Kernel::ALL.into_iter().filter(|k| k.available()) {
+                    let c = run(n, depth, kernel);
+                    assert_eq!(
+                        (c.total, c.unique),
+                        (p.total, p.unique),
+                        "n = {n}, {depth}, {kernel}"
+                    );
+                }
             }
         }
     }

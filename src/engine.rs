@@ -5,9 +5,11 @@
 //! over a channel to the calling thread, which sums the counts and feeds the [`Observer`] (progress
 //! bars, checkpoints): all I/O stays on the calling thread, none in the workers.
 
+use crate::d4::search::Rows;
 use crate::error::{Error, Result};
 use crate::job::{Job, Method};
 use crate::kernel::{self, Masks, MAX_N};
+use crate::lanes::{self, Kernel};
 use crate::symmetry;
 use crate::units::{Plan, Unit};
 use crossbeam::channel;
@@ -40,27 +42,37 @@ impl AddAssign for Counts {
     }
 }
 
-/// Counts the solutions of one unit.
+/// Counts the solutions of one unit on the fastest kernel of this processor.
 pub fn evaluate(plan: &Plan, unit: &Unit) -> Counts {
+    evaluate_on(plan, unit, Kernel::best())
+}
+
+/// Counts the solutions of one unit on `kernel` (the depth-first search if this processor
+/// cannot run it). Every kernel gives the same counts.
+pub fn evaluate_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Counts {
     let n = plan.job().n();
     let depth = u32::from(unit.depth);
     let weight = u128::from(unit.weight);
+    let allow = plan
+        .allowed()
+        .copied()
+        .unwrap_or_else(|| kernel::unconstrained(n));
     if plan.method() == Method::D4 {
-        let rows = plan
-            .allowed()
-            .copied()
-            .unwrap_or_else(|| kernel::unconstrained(n));
-        let c = crate::d4::evaluate(n, unit, &rows);
+        let c = crate::d4::evaluate(n, unit, &allow, kernel);
         // Unique counts come for free; reported only when asked for, like the other methods.
         return Counts {
             total: c.total,
             unique: if plan.job().unique() { c.unique } else { 0 },
         };
     }
+    // The lane kernels need three rows below the prefix; shallower units are tiny.
+    let on_lanes = depth + 3 <= n;
+    let rows = Rows::allowing(allow);
     if !plan.job().unique() {
-        let found = match plan.allowed() {
-            None => kernel::count(n, n - depth, unit.masks),
-            Some(rows) => kernel::count_constrained(n, depth, unit.masks, rows),
+        let found = if on_lanes {
+            lanes::count(kernel, n, depth, unit.masks, &rows)
+        } else {
+            kernel::count_constrained(n, depth, unit.masks, &allow)
         };
         return Counts {
             total: u128::from(found) * weight,
@@ -70,18 +82,24 @@ pub fn evaluate(plan: &Plan, unit: &Unit) -> Counts {
     // Unique counts by classification: every solution is checked for being the smallest of its
     // class. The smallest member s of a class satisfies s <= mirror(s), so its prefix is one the
     // mirror method keeps: counting canonical solutions over the kept units counts each class once.
-    let rows = plan
-        .allowed()
-        .copied()
-        .unwrap_or_else(|| kernel::unconstrained(n));
     let mut cols = [0u8; MAX_N as usize];
     cols[..unit.depth as usize].copy_from_slice(unit.prefix());
     let mut counts = Counts::default();
-    let _ = kernel::visit(n, depth, unit.masks, &rows, &mut cols, |s| {
+    let mut found = |s: &[u8]| {
         counts.total += weight;
         counts.unique += u128::from(symmetry::is_canonical(s));
-        ControlFlow::Continue(())
-    });
+    };
+    if on_lanes {
+        lanes::visit(kernel, n, depth, unit.masks, &rows, |tail| {
+            cols[depth as usize..n as usize].copy_from_slice(tail);
+            found(&cols[..n as usize]);
+        });
+    } else {
+        let _ = kernel::visit(n, depth, unit.masks, &allow, &mut cols, |s| {
+            found(s);
+            ControlFlow::Continue(())
+        });
+    }
     counts
 }
 
@@ -168,6 +186,7 @@ pub struct Outcome {
 pub struct Engine {
     pool: rayon::ThreadPool,
     threads: usize,
+    kernel: Kernel,
 }
 
 impl Engine {
@@ -181,7 +200,28 @@ impl Engine {
             .thread_name(|i| format!("nqueens-worker-{i}"))
             .build()
             .map_err(|e| Error::ThreadPool(e.to_string()))?;
-        Ok(Engine { pool, threads })
+        Ok(Engine {
+            pool,
+            threads,
+            kernel: Kernel::best(),
+        })
+    }
+
+    /// This engine, searching with `kernel` rather than the fastest one this processor has
+    /// (for benchmarks and checks); refused if the processor cannot run it.
+    pub fn with_kernel(mut self, kernel: Kernel) -> Result<Engine> {
+        if !kernel.available() {
+            return Err(Error::Unsupported(format!(
+                "this processor cannot run the {kernel} kernel"
+            )));
+        }
+        self.kernel = kernel;
+        Ok(self)
+    }
+
+    /// The kernel the workers search with.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
     }
 
     /// An engine with one worker per logical core.
@@ -207,6 +247,7 @@ impl Engine {
         let next = Arc::new(CachePadded::new(AtomicUsize::new(0)));
         let stop = opts.cancel.clone().unwrap_or_default();
         let (tx, rx) = channel::unbounded::<Done>();
+        let kernel = self.kernel;
         for worker in 0..self.threads.min(order.len()) {
             let (plan, order, next, stop, tx) = (
                 plan.clone(),
@@ -221,7 +262,7 @@ impl Engine {
                     let Some(&index) = order.get(i) else { break };
                     let unit = &plan.units()[index as usize];
                     let t0 = Instant::now();
-                    let counts = evaluate(&plan, unit);
+                    let counts = evaluate_on(&plan, unit, kernel);
                     let timing = UnitTiming {
                         worker,
                         started: t0 - start,
@@ -291,6 +332,8 @@ pub struct Report {
     pub units: usize,
     /// Worker threads.
     pub threads: usize,
+    /// The kernel the workers searched with.
+    pub kernel: Kernel,
     /// Wall time.
     pub elapsed: Duration,
 }
@@ -303,18 +346,25 @@ pub struct Report {
 /// assert_eq!(report.counts.total, 92);
 /// ```
 pub fn count(job: &Job, threads: usize) -> Result<Report> {
-    let engine = Engine::new(threads)?;
-    let plan = Arc::new(Plan::new(job.clone()));
-    let outcome = engine.run(&plan, &RunOptions::default(), &mut NoObserver);
-    Ok(Report {
-        n: job.n(),
-        counts: outcome.counts,
-        method: plan.method(),
-        split_depth: job.split_depth(),
-        units: plan.units().len(),
-        threads,
-        elapsed: outcome.elapsed,
-    })
+    Ok(Engine::new(threads)?.count(job))
+}
+
+impl Engine {
+    /// Counts the solutions of `job`: all its units, no observer.
+    pub fn count(&self, job: &Job) -> Report {
+        let plan = Arc::new(Plan::new(job.clone()));
+        let outcome = self.run(&plan, &RunOptions::default(), &mut NoObserver);
+        Report {
+            n: job.n(),
+            counts: outcome.counts,
+            method: plan.method(),
+            split_depth: job.split_depth(),
+            units: plan.units().len(),
+            threads: self.threads,
+            kernel: self.kernel,
+            elapsed: outcome.elapsed,
+        }
+    }
 }
 
 /// The single-threaded reference solver: one bitmask search over the whole board with mirror

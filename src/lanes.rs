@@ -23,12 +23,15 @@
 //! stores, because the memory form of `vpcompressd` is slow on some processors.
 //!
 //! The vector code is chosen at run time ([`Kernel::best`]), so one portable binary serves every
-//! x86-64 machine; elsewhere, or when asked, [`count`] runs the depth-first search.
+//! x86-64 machine; elsewhere, or when asked ([`Kernel::Dfs`]), the depth-first search runs.
 
 use crate::d4::search::{self, Rows};
+use crate::error::Error;
 use crate::kernel::{full_mask, Masks, MAX_N};
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::fmt;
+use std::str::FromStr;
+use std::sync::OnceLock;
 
 /// The code that runs [`count`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -73,50 +76,56 @@ impl Kernel {
         }
     }
 
-    /// The fastest kernel this processor can run.
+    /// The fastest kernel this processor can run (decided once).
     pub fn best() -> Kernel {
-        Kernel::ALL
-            .into_iter()
-            .rev()
-            .find(|k| k.available())
-            .unwrap_or(Kernel::Dfs)
-    }
-
-    /// The kernel [`count`] uses: [`Kernel::best`] unless [`Kernel::select`] chose another.
-    pub fn current() -> Kernel {
-        match SELECTED.load(Ordering::Relaxed) {
-            0 => {
-                let best = Kernel::best();
-                SELECTED.store(best as u8 + 1, Ordering::Relaxed);
-                best
-            }
-            k => Kernel::ALL[usize::from(k - 1)],
-        }
-    }
-
-    /// Makes [`count`] use this kernel from now on, in the whole process (for benchmarks and
-    /// checks). Refused, returning `false`, when the processor cannot run it.
-    pub fn select(self) -> bool {
-        if !self.available() {
-            return false;
-        }
-        SELECTED.store(self as u8 + 1, Ordering::Relaxed);
-        true
+        static BEST: OnceLock<Kernel> = OnceLock::new();
+        *BEST.get_or_init(|| {
+            Kernel::ALL
+                .into_iter()
+                .rev()
+                .find(|k| k.available())
+                .unwrap_or(Kernel::Dfs)
+        })
     }
 }
 
-/// `Kernel as u8 + 1`, or 0 before the first use.
-static SELECTED: AtomicU8 = AtomicU8::new(0);
+impl fmt::Display for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Kernel {
+    type Err = Error;
+    /// A kernel by name; `auto` is [`Kernel::best`]. Refused if this processor cannot run it.
+    fn from_str(s: &str) -> Result<Kernel, Error> {
+        let kernel = match s {
+            "auto" => Kernel::best(),
+            _ => Kernel::from_name(s).ok_or_else(|| {
+                Error::Unsupported(format!(
+                    "unknown kernel '{s}' (expected auto, avx512, avx2 or dfs)"
+                ))
+            })?,
+        };
+        if !kernel.available() {
+            return Err(Error::Unsupported(format!(
+                "this processor cannot run the {kernel} kernel (it can run: {})",
+                Kernel::ALL
+                    .into_iter()
+                    .filter(|k| k.available())
+                    .map(Kernel::name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        Ok(kernel)
+    }
+}
 
 /// Counts the solutions below a prefix, like [`search::search`] with [`search::Count`]: rows
-/// `first..n` (with `first + 3 <= n`), whose attacks on row `first` are `m`, under `rows`, on
-/// the [`Kernel::current`] kernel.
-pub fn count(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
-    count_on(Kernel::current(), n, first, m, rows)
-}
-
-/// [`count`] on a given kernel; the depth-first search if the processor cannot run it.
-pub fn count_on(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
+/// `first..n` (with `first + 3 <= n`), whose attacks on row `first` are `m`, under `rows`. On
+/// `kernel`, or the depth-first search if this processor cannot run it.
+pub fn count(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
     assert!(n <= MAX_N && first + 3 <= n);
     #[cfg(target_arch = "x86_64")]
     {
@@ -139,17 +148,12 @@ pub fn count_on(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u6
 }
 
 /// Calls `f` with every solution below a prefix (rows `first..n`, `first + 3 <= n`, whose
-/// attacks on row `first` are `m`, under `rows`): the columns of rows `first..n`. The order is
-/// not lexicographic. On the [`Kernel::current`] kernel.
+/// attacks on row `first` are `m`, under `rows`): the columns of rows `first..n`, in no
+/// particular order. On `kernel`, or the depth-first search if this processor cannot run it.
 ///
 /// Each open node carries the columns of its queens (five bits a row), so this costs more per
 /// node than [`count`]; it serves searches whose every solution must be looked at.
-pub fn visit<F: FnMut(&[u8])>(n: u32, first: u32, m: Masks, rows: &Rows, f: F) {
-    visit_on(Kernel::current(), n, first, m, rows, f);
-}
-
-/// [`visit`] on a given kernel; the depth-first search if the processor cannot run it.
-pub fn visit_on<F: FnMut(&[u8])>(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows, f: F) {
+pub fn visit<F: FnMut(&[u8])>(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows, f: F) {
     assert!(n <= MAX_N && first + 3 <= n);
     let mut sink = Visit {
         f,
@@ -227,11 +231,12 @@ impl<F: FnMut(&[u8])> Sink for Visit<F> {
     }
 }
 
-/// The depth-first search's leaves, for [`visit_on`] without vectors.
+/// The depth-first search's leaves, for [`visit`] without vectors.
 impl<F: FnMut(&[u8])> search::Leaves for Visit<F> {
     fn pair(&mut self, cols_before: &[u32; MAX_N as usize], x: u32, y: u32, xy: bool, yx: bool) {
         for r in self.first..self.n - 2 {
-            self.tail[r - self.first] = (cols_before[r + 1] ^ cols_before[r]).trailing_zeros() as u8;
+            self.tail[r - self.first] =
+                (cols_before[r + 1] ^ cols_before[r]).trailing_zeros() as u8;
         }
         if xy {
             self.emit(x, y);
@@ -886,11 +891,7 @@ mod tests {
             };
             let want = crate::known::published(n).unwrap().total as u64;
             for k in Kernel::ALL {
-                assert_eq!(
-                    count_on(k, n, 0, Masks::EMPTY, &rows),
-                    want,
-                    "n = {n}, {k:?}"
-                );
+                assert_eq!(count(k, n, 0, Masks::EMPTY, &rows), want, "n = {n}, {k:?}");
             }
         }
     }
@@ -917,9 +918,9 @@ mod tests {
                 prop_assume!(free != 0);
                 m = m.place(free & free.wrapping_neg());
             }
-            let want = count_on(Kernel::Dfs, n, first, m, &rows);
+            let want = count(Kernel::Dfs, n, first, m, &rows);
             for k in kernels() {
-                prop_assert_eq!(count_on(k, n, first, m, &rows), want, "{:?}", k);
+                prop_assert_eq!(count(k, n, first, m, &rows), want, "{:?}", k);
             }
         }
 
@@ -943,12 +944,12 @@ mod tests {
             }
             let solutions = |k| {
                 let mut all = Vec::new();
-                visit_on(k, n, first, m, &rows, |tail| all.push(tail.to_vec()));
+                visit(k, n, first, m, &rows, |tail| all.push(tail.to_vec()));
                 all.sort();
                 all
             };
             let want = solutions(Kernel::Dfs);
-            prop_assert_eq!(want.len() as u64, count_on(Kernel::Dfs, n, first, m, &rows));
+            prop_assert_eq!(want.len() as u64, count(Kernel::Dfs, n, first, m, &rows));
             for tail in &want {
                 // Each is a valid completion of the prefix within the allowed squares.
                 let mut at = m;
@@ -986,13 +987,21 @@ mod tests {
         }
         let mut found = Vec::new();
         for k in kernels() {
-            visit_on(k, n, 3, m, &rows, |tail| found.push((k, tail.to_vec())));
+            visit(k, n, 3, m, &rows, |tail| found.push((k, tail.to_vec())));
         }
         assert!(found.iter().all(|(_, t)| t.len() == 29));
         assert!(found.iter().any(|(_, t)| t[..] == s[3..]));
-        let dfs: Vec<_> = found.iter().filter(|(k, _)| *k == Kernel::Dfs).map(|(_, t)| t).collect();
+        let dfs: Vec<_> = found
+            .iter()
+            .filter(|(k, _)| *k == Kernel::Dfs)
+            .map(|(_, t)| t)
+            .collect();
         for k in kernels() {
-            let mine: Vec<_> = found.iter().filter(|(x, _)| *x == k).map(|(_, t)| t).collect();
+            let mine: Vec<_> = found
+                .iter()
+                .filter(|(x, _)| *x == k)
+                .map(|(_, t)| t)
+                .collect();
             let (mut a, mut b) = (mine.clone(), dfs.clone());
             a.sort();
             b.sort();

@@ -8,15 +8,29 @@ use assert_cmd::Command;
 use common::{naive_count, naive_solutions, naive_unique};
 use nqueens::engine::evaluate_nodes;
 use nqueens::known::published;
-use nqueens::{count, Counts, Job, Method, Plan, Queen};
+use nqueens::lanes::Kernel;
+use nqueens::{count, Counts, Engine, Job, Method, Plan, Queen};
 use proptest::prelude::*;
 
-fn counts(n: u32, method: Method, depth: Option<u32>, threads: usize) -> (Counts, Method) {
+/// Every search kernel this processor can run (the depth-first search always).
+fn kernels() -> Vec<Kernel> {
+    Kernel::ALL.into_iter().filter(|k| k.available()).collect()
+}
+
+fn counts(
+    n: u32,
+    method: Method,
+    depth: Option<u32>,
+    threads: usize,
+    kernel: Kernel,
+) -> (Counts, Method) {
     let mut job = Job::new(n).unwrap().with_method(method).with_unique(true);
     if let Some(d) = depth {
         job = job.with_split_depth(d).unwrap();
     }
-    let r = count(&job, threads).unwrap();
+    let engine = Engine::new(threads).unwrap().with_kernel(kernel).unwrap();
+    let r = engine.count(&job);
+    assert_eq!(r.kernel, kernel);
     (r.counts, r.method)
 }
 
@@ -29,8 +43,8 @@ fn d4_is_the_default_method() {
     assert!(err.contains("d4, mirror or plain"), "{err}");
 }
 
-/// Every method, thread counts 1 and 3, every split depth, N = 1..=13: total and unique equal
-/// the published values.
+/// Every method and kernel, thread counts 1 and 3, every split depth, N = 1..=13: total and
+/// unique equal the published values.
 #[test]
 fn every_method_depth_and_thread_count_up_to_13() {
     for n in 1..=13u32 {
@@ -38,32 +52,36 @@ fn every_method_depth_and_thread_count_up_to_13() {
         for method in Method::ALL {
             for depth in 1..=n.min(4) {
                 for threads in [1, 3] {
-                    let (c, _) = counts(n, method, Some(depth), threads);
-                    assert_eq!(
-                        (c.total, c.unique),
-                        (p.total, p.unique),
-                        "n = {n}, {method}, depth {depth}, {threads} threads"
-                    );
+                    for kernel in kernels() {
+                        let (c, _) = counts(n, method, Some(depth), threads, kernel);
+                        assert_eq!(
+                            (c.total, c.unique),
+                            (p.total, p.unique),
+                            "n = {n}, {method}, depth {depth}, {threads} threads, {kernel}"
+                        );
+                    }
                 }
             }
         }
     }
 }
 
-/// N = 14 and 15 at the default split depth, every method, 1 and 3 threads.
+/// N = 14 and 15 at the default split depth, every method and kernel, 1 and 3 threads.
 #[test]
 fn every_method_at_14_and_15() {
     for n in [14u32, 15] {
         let p = published(n).unwrap();
         for method in Method::ALL {
             for threads in [1, 3] {
-                let (c, used) = counts(n, method, None, threads);
-                assert_eq!(used, method);
-                assert_eq!(
-                    (c.total, c.unique),
-                    (p.total, p.unique),
-                    "n = {n}, {method}, {threads} threads"
-                );
+                for kernel in kernels() {
+                    let (c, used) = counts(n, method, None, threads, kernel);
+                    assert_eq!(used, method);
+                    assert_eq!(
+                        (c.total, c.unique),
+                        (p.total, p.unique),
+                        "n = {n}, {method}, {threads} threads, {kernel}"
+                    );
+                }
             }
         }
     }
@@ -77,8 +95,14 @@ fn methods_agree_with_brute_force_up_to_10() {
         let expect = (naive_count(n as usize), naive_unique(n as usize));
         for method in Method::ALL {
             for depth in 1..=n.min(4) {
-                let (c, _) = counts(n, method, Some(depth), 2);
-                assert_eq!((c.total, c.unique), expect, "n = {n}, {method}, {depth}");
+                for kernel in kernels() {
+                    let (c, _) = counts(n, method, Some(depth), 2, kernel);
+                    assert_eq!(
+                        (c.total, c.unique),
+                        expect,
+                        "n = {n}, {method}, {depth}, {kernel}"
+                    );
+                }
             }
         }
     }
@@ -186,8 +210,11 @@ proptest! {
         let expect = naive_placed(n as usize, base.placed());
         for method in Method::ALL {
             let job = base.clone().with_method(method).with_unique(true);
-            let c = count(&job, 2).unwrap().counts;
-            prop_assert_eq!((c.total, c.unique), expect, "{:?} {}", queens, method);
+            for kernel in kernels() {
+                let engine = Engine::new(2).unwrap().with_kernel(kernel).unwrap();
+                let c = engine.count(&job).counts;
+                prop_assert_eq!((c.total, c.unique), expect, "{:?} {} {}", queens, method, kernel);
+            }
         }
     }
 }
@@ -215,20 +242,26 @@ fn d4_keeps_symmetric_placements_only() {
     let job = Job::new(9).unwrap().with_placed(&[q(0, 4)]).unwrap();
     assert_eq!(Plan::new(job).method(), Method::Mirror);
     // N = 1: the single solution, through the mirror fallback.
-    let (c, used) = counts(1, Method::D4, None, 1);
+    let (c, used) = counts(1, Method::D4, None, 1, Kernel::best());
     assert_eq!((c.total, c.unique, used), (1, 1, Method::Mirror));
 }
 
 /// Slow: run by `scripts/slow-checks.sh`. N = 16 and 17 by the d4 method at two depths and two
-/// thread counts, total and unique.
+/// thread counts, on every kernel, total and unique.
 #[test]
 #[ignore = "slow: N = 16 and 17"]
 fn d4_at_16_and_17() {
     for n in [16u32, 17] {
         let p = published(n).unwrap();
         for (depth, threads) in [(2, 1), (3, 2)] {
-            let (c, _) = counts(n, Method::D4, Some(depth), threads);
-            assert_eq!((c.total, c.unique), (p.total, p.unique), "n = {n}");
+            for kernel in kernels() {
+                let (c, _) = counts(n, Method::D4, Some(depth), threads, kernel);
+                assert_eq!(
+                    (c.total, c.unique),
+                    (p.total, p.unique),
+                    "n = {n}, {kernel}"
+                );
+            }
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod machine;
 pub mod stats;
 
 use crate::engine::{evaluate_nodes, UnitTiming};
+use crate::lanes::Kernel;
 use crate::{serial_count, Engine, Job, Method, Observer, Plan, RunOptions, Unit};
 use machine::Machine;
 use rayon::prelude::*;
@@ -43,6 +44,9 @@ pub struct Settings {
     /// method (d4) and mirror, the serial solver's own method, so that the engine's scaling
     /// against the serial solver is also measured on the same search.
     pub methods: Vec<Method>,
+    /// The kernel the engine searches with (the serial solver always runs its own
+    /// depth-first search): by default the fastest this processor has.
+    pub kernel: Kernel,
 }
 
 impl Settings {
@@ -56,6 +60,7 @@ impl Settings {
             repeat: 3,
             split_depths: Vec::new(),
             methods: vec![Method::D4, Method::Mirror],
+            kernel: Kernel::best(),
         }
     }
 
@@ -388,7 +393,11 @@ pub fn run(
     let engines = settings
         .threads
         .iter()
-        .map(|&t| Engine::new(t).map_err(BenchError::Engine))
+        .map(|&t| {
+            Engine::new(t)
+                .and_then(|e| e.with_kernel(settings.kernel))
+                .map_err(BenchError::Engine)
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let configs_per_n: u64 = 1 + settings
         .threads
@@ -644,6 +653,7 @@ mod tests {
             repeat: 2,
             split_depths: vec![],
             methods: vec![Method::D4, Method::Mirror],
+            kernel: Kernel::Dfs,
         }
     }
 

@@ -6,6 +6,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use nqueens::bench::{self, export, machine::Machine, BenchError, Progress, Settings};
 use nqueens::known::{self, MAX_KNOWN_N};
+use nqueens::lanes::Kernel;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -37,6 +38,9 @@ pub struct BenchArgs {
     /// default method, and the serial solver's own method for a like-for-like scaling curve].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = super::count::parse_method_arg)]
     method: Option<Vec<nqueens::Method>>,
+    /// The engine's search kernel: auto (the fastest this processor has), avx512, avx2 or dfs.
+    #[arg(long, default_value = "auto", value_parser = super::count::parse_kernel_arg)]
+    kernel: Kernel,
 }
 
 /// Parses one item of a comma-separated list: a positive integer.
@@ -115,6 +119,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     if let Some(m) = &args.method {
         settings.methods = m.clone();
     }
+    settings.kernel = args.kernel;
     let usage = |e: BenchError| -> anyhow::Error {
         match e {
             BenchError::Invalid(m) => UsageError(m).into(),

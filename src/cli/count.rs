@@ -3,7 +3,8 @@
 use super::{default_threads, parse_n, parse_threads, UsageError};
 use anyhow::{Context, Result};
 use clap::Args;
-use nqueens::{Job, Method, Report};
+use nqueens::lanes::Kernel;
+use nqueens::{Engine, Job, Method, Report};
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -36,11 +37,19 @@ pub struct CountArgs {
     /// Count only solutions with a queen at row R, column C (1-based); repeatable.
     #[arg(long, value_name = "R,C", value_parser = super::list::parse_place)]
     place: Vec<nqueens::Queen>,
+    /// Search kernel: auto (the fastest this processor has), avx512 (16 lanes), avx2 (8
+    /// lanes) or dfs (one node at a time, any processor). All give the same counts.
+    #[arg(long, default_value = "auto", value_parser = parse_kernel_arg)]
+    kernel: Kernel,
     #[command(flatten)]
     long: super::longrun::LongRunArgs,
 }
 
 pub fn parse_method_arg(s: &str) -> Result<Method, String> {
+    s.parse().map_err(|e: nqueens::Error| e.to_string())
+}
+
+pub fn parse_kernel_arg(s: &str) -> Result<Kernel, String> {
     s.parse().map_err(|e: nqueens::Error| e.to_string())
 }
 
@@ -62,6 +71,8 @@ struct CountJson {
     units: usize,
     /// Method used.
     method: String,
+    /// Search kernel used.
+    kernel: String,
     /// Wall time in seconds.
     elapsed_s: f64,
     /// Units taken from a checkpoint rather than computed in this run (long runs only).
@@ -81,9 +92,9 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
     };
     super::list::check_unique_place(args.unique, &args.place)?;
     if args.long.active() {
-        return super::longrun::run(&args.long, job, threads, args.json);
+        return super::longrun::run(&args.long, job, threads, args.kernel, args.json);
     }
-    let report = nqueens::count(&job, threads)?;
+    let report = Engine::new(threads)?.with_kernel(args.kernel)?.count(&job);
     print_report(
         &mut std::io::stdout().lock(),
         &report,
@@ -111,6 +122,7 @@ pub(super) fn print_report(
             split_depth: r.split_depth,
             units: r.units,
             method: r.method.to_string(),
+            kernel: r.kernel.to_string(),
             elapsed_s: r.elapsed.as_secs_f64(),
             resumed_units,
         };

@@ -15,6 +15,7 @@ use super::progress::{Mode, Progress};
 use anyhow::{Context, Result};
 use clap::Args;
 use nqueens::checkpoint::Checkpoint;
+use nqueens::lanes::Kernel;
 use nqueens::shard::{self, ShardResult, ShardSpec};
 use nqueens::store::{Identity, StoreError};
 use nqueens::{cost, Counts, Engine, Job, Observer, Plan, RunOptions, Unit};
@@ -88,7 +89,13 @@ impl LongRunArgs {
 }
 
 /// Runs `job` on `threads` workers with the long-run options.
-pub fn run(args: &LongRunArgs, job: Job, threads: usize, json: bool) -> Result<ExitCode> {
+pub fn run(
+    args: &LongRunArgs,
+    job: Job,
+    threads: usize,
+    kernel: Kernel,
+    json: bool,
+) -> Result<ExitCode> {
     let plan = Arc::new(Plan::new(job));
     let identity = Identity::of(&plan);
     let costs = cost::estimate(&plan);
@@ -180,7 +187,7 @@ pub fn run(args: &LongRunArgs, job: Job, threads: usize, json: bool) -> Result<E
         // interval of work.
         driver.save()?;
     }
-    let engine = Engine::new(threads)?;
+    let engine = Engine::new(threads)?.with_kernel(kernel)?;
     let opts = RunOptions {
         units: Some(todo),
         tick: Duration::from_millis(100),
@@ -228,6 +235,7 @@ pub fn run(args: &LongRunArgs, job: Job, threads: usize, json: bool) -> Result<E
             split_depth: plan.job().split_depth(),
             units: plan.units().len(),
             threads,
+            kernel,
             elapsed,
         };
         let unique = plan.job().unique();

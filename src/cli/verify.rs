@@ -4,7 +4,8 @@ use super::{default_threads, parse_threads, UsageError};
 use anyhow::Result;
 use clap::Args;
 use nqueens::known::{self, MAX_KNOWN_N};
-use nqueens::{Job, Method};
+use nqueens::lanes::Kernel;
+use nqueens::{Engine, Job, Method};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -23,6 +24,9 @@ pub struct VerifyArgs {
     /// Search method: d4 (the fastest), mirror or plain.
     #[arg(long, default_value = "d4", value_parser = super::count::parse_method_arg)]
     method: Method,
+    /// Search kernel: auto (the fastest this processor has), avx512, avx2 or dfs.
+    #[arg(long, default_value = "auto", value_parser = super::count::parse_kernel_arg)]
+    kernel: Kernel,
 }
 
 pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
@@ -34,6 +38,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         .into());
     }
     let threads = args.threads.unwrap_or_else(default_threads);
+    let engine = Engine::new(threads)?.with_kernel(args.kernel)?;
     let mut out = std::io::stdout().lock();
     if args.unique {
         writeln!(
@@ -55,7 +60,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
             .with_method(args.method)
             .with_unique(args.unique)
             .with_default_split_depth(threads);
-        let r = nqueens::count(&job, threads)?;
+        let r = engine.count(&job);
         let ok = r.counts.total == published.total
             && (!args.unique || r.counts.unique == published.unique);
         mismatches += usize::from(!ok);

@@ -21,6 +21,16 @@ pub struct Rows {
     pub deadline: (usize, u32),
 }
 
+impl Rows {
+    /// Rows that may use the squares of `allow`, with no deadline.
+    pub fn allowing(allow: [u32; MAX_N as usize]) -> Rows {
+        Rows {
+            allow,
+            deadline: (MAX_N as usize, 0),
+        }
+    }
+}
+
 /// Receives the solutions of a search, two rows before the end.
 pub trait Leaves {
     /// Rows `0..n-2` are placed (`cols_before[r]`: the columns taken by rows `0..r`, for

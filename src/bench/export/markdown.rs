@@ -64,6 +64,11 @@ impl Exporter for Markdown {
              speed-up ÷ threads; every count checked against the published value.",
             report.settings.repeat
         );
+        let _ = writeln!(
+            s,
+            "- Engine kernel: {} (the serial solver runs its own depth-first search).",
+            report.settings.kernel
+        );
         let _ = writeln!(s, "- Nodes: {}.", report.nodes_note);
         if let Some(w) = report.busy_warning() {
             let _ = writeln!(s, "- **Warning**: {w}.");

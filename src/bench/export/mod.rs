@@ -109,6 +109,7 @@ pub(crate) mod tests {
                 repeat: 3,
                 split_depths: vec![],
                 methods: vec![crate::Method::D4, crate::Method::Mirror],
+                kernel: crate::lanes::Kernel::Avx2,
             },
             nodes_note: "nodes".into(),
             rows,

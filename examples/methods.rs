@@ -1,9 +1,11 @@
-//! Side-by-side timings of the serial mirror solver and the engine's methods, with node counts:
+//! Side-by-side timings of the serial mirror solver and the d4 engine on every kernel this
+//! processor runs, 1 and 2 threads, with node counts (`NQUEENS_NODES=1`):
 //! `cargo run --release --example methods -- 16 17` (N values; `NQUEENS_REPS` runs each, default 3).
 //! Prints one line per measurement: the median wall time of the repetitions.
 
 use nqueens::engine::evaluate_nodes;
 use nqueens::engine::UnitTiming;
+use nqueens::lanes::Kernel;
 use nqueens::{
     known, serial_count, Counts, Engine, Job, Method, NoObserver, Observer, Plan, RunOptions, Unit,
 };
@@ -57,28 +59,49 @@ fn main() {
             }
         }
         let mut serial = Vec::new();
-        let mut d4 = [Vec::new(), Vec::new()];
-        let engines = [Engine::new(1).unwrap(), Engine::new(2).unwrap()];
+        let kernels: Vec<Kernel> = Kernel::ALL.into_iter().filter(|k| k.available()).collect();
+        // (kernel, threads) -> wall times, every configuration once per repetition, interleaved.
+        let mut d4: Vec<((Kernel, usize), Vec<f64>)> = kernels
+            .iter()
+            .flat_map(|&k| [1, 2].map(|t| ((k, t), Vec::new())))
+            .collect();
         for _ in 0..reps {
             let t = Instant::now();
             assert_eq!(serial_count(n).unwrap(), p.total);
             serial.push(t.elapsed().as_secs_f64());
-            for (i, e) in engines.iter().enumerate() {
+            for ((kernel, threads), times) in d4.iter_mut() {
+                let e = Engine::new(*threads).unwrap().with_kernel(*kernel).unwrap();
                 let job = Job::new(n)
                     .unwrap()
                     .with_method(Method::D4)
                     .with_unique(true)
-                    .with_default_split_depth(e.threads());
+                    .with_default_split_depth(*threads);
                 let t = Instant::now();
                 let plan = Arc::new(Plan::new(job));
                 let out = e.run(&plan, &RunOptions::default(), &mut NoObserver);
-                d4[i].push(t.elapsed().as_secs_f64());
+                times.push(t.elapsed().as_secs_f64());
                 assert_eq!((out.counts.total, out.counts.unique), (p.total, p.unique));
             }
         }
-        let (s, a, b) = (median(serial), median(d4[0].clone()), median(d4[1].clone()));
+        let s = median(serial);
+        println!("n={n} serial-mirror(total) {s:.3}s");
+        for ((kernel, threads), times) in &d4 {
+            let one = median(
+                d4.iter()
+                    .find(|((k, t), _)| k == kernel && *t == 1)
+                    .map(|(_, v)| v.clone())
+                    .unwrap(),
+            );
+            let m = median(times.clone());
+            println!(
+                "n={n} d4 {kernel} {threads}t (total+unique) {m:.3}s  vs serial {:.2}x  vs 1t {:.2}x",
+                s / m,
+                one / m
+            );
+        }
+        let engines = [Engine::new(2).unwrap()];
         // Load balance of a 2-thread run: the sum of unit times over twice the busiest worker's.
-        let e = &engines[1];
+        let e = &engines[0];
         let job = Job::new(n)
             .unwrap()
             .with_method(Method::D4)
@@ -94,11 +117,6 @@ fn main() {
                 .map(|x| (x * 1000.0).round() / 1000.0)
                 .collect::<Vec<_>>(),
             busy.0.iter().sum::<f64>() / (2.0 * max)
-        );
-        println!(
-            "n={n} serial-mirror(total) {s:.3}s  d4-1t(total+unique) {a:.3}s  d4-2t {b:.3}s  speedup-1t {:.2}x  scaling-2t {:.2}x",
-            s / a,
-            a / b
         );
     }
 }

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// Version of the layout of [`Report`] and of the CSV columns; changes whenever a field does.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// What to measure.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -167,6 +167,10 @@ pub struct Row {
     pub speedup: Option<f64>,
     /// Speed-up ÷ threads: 1.0 is perfect scaling.
     pub efficiency: Option<f64>,
+    /// Engine only: the median of the same method's 1-thread run (its first split depth) ÷
+    /// this median: parallel scaling on the same search and kernel, apart from what the method
+    /// or the kernel gain over the serial solver.
+    pub scaling: Option<f64>,
     /// Solutions ÷ median time.
     pub solutions_per_s: Option<f64>,
     /// Search nodes (queens placed) of one run, counted by a separate instrumented walk.
@@ -524,6 +528,19 @@ pub fn run(
             }
         }
 
+        // Scaling: against the same method's 1-thread engine run.
+        let this_n = &mut rows[first_row..];
+        let one_thread: Vec<(String, f64)> = this_n
+            .iter()
+            .filter(|r| r.solver == Solver::Engine && r.threads == 1)
+            .map(|r| (r.method.clone(), r.median_s))
+            .collect();
+        for r in this_n.iter_mut().filter(|r| r.solver == Solver::Engine) {
+            if let Some((_, one)) = one_thread.iter().find(|(m, _)| *m == r.method) {
+                r.scaling = stats::speedup(*one, r.median_s);
+            }
+        }
+
         // Search nodes: of the serial solver (the same trees as mirror units of depth 1) and of
         // every plan measured; one count per plan.
         let mut nodes_by_plan: BTreeMap<(Solver, String, Option<u32>), u64> = BTreeMap::new();
@@ -601,6 +618,8 @@ fn row(
         cpu_s: stats::median(&s.cpu),
         speedup,
         efficiency: speedup.map(|x| stats::efficiency(x, threads)),
+        // Filled in once the 1-thread run of the method is known.
+        scaling: None,
         solutions_per_s: stats::rate(solutions as f64, median_s),
         // Filled in once the nodes are counted.
         nodes: 0,
@@ -734,9 +753,20 @@ mod tests {
                 Solver::Serial => {
                     assert_eq!((r.threads, r.split_depth, r.units), (1, None, None));
                     assert_eq!(r.unit_max_over_mean, None);
+                    assert_eq!(r.scaling, None);
                 }
                 Solver::Engine => {
                     assert!(r.units.unwrap() > 0);
+                    // Against the same method's 1-thread row of the same N.
+                    let one = report
+                        .rows
+                        .iter()
+                        .find(|o| {
+                            (o.n, o.solver, &o.method, o.threads)
+                                == (r.n, Solver::Engine, &r.method, 1)
+                        })
+                        .unwrap();
+                    assert_eq!(r.scaling, Some(one.median_s / r.median_s));
                     assert!(r.unit_max_over_mean.unwrap() >= 1.0);
                     assert!((0.0..=1.0).contains(&r.tail_share.unwrap()));
                 }

@@ -8,7 +8,7 @@ use crate::bench::{BenchError, Report};
 pub struct Csv;
 
 /// The columns of `scaling.csv`, in order: the fields of [`crate::bench::Row`].
-pub const HEADER: [&str; 18] = [
+pub const HEADER: [&str; 19] = [
     "n",
     "solver",
     "method",
@@ -22,6 +22,7 @@ pub const HEADER: [&str; 18] = [
     "cpu_s",
     "speedup",
     "efficiency",
+    "scaling",
     "solutions_per_s",
     "nodes",
     "nodes_per_s",
@@ -70,7 +71,8 @@ mod tests {
         assert_eq!(&serial[1], "serial");
         assert_eq!(&serial[4], "");
         assert_eq!(&serial[5], "");
-        assert_eq!(&serial[16], "");
+        assert_eq!(&serial[13], "");
+        assert_eq!(&serial[17], "");
         // An engine row: numbers where numbers belong.
         let engine = &records[2];
         assert_eq!(&engine[1], "engine");
@@ -78,7 +80,11 @@ mod tests {
         assert_eq!(&engine[4], "2");
         assert_eq!(&engine[7], "724");
         assert_eq!(engine[8].parse::<f64>().unwrap(), report.rows[2].median_s);
-        assert_eq!(engine[17].parse::<f64>().unwrap(), 0.04);
+        assert_eq!(
+            engine[13].parse::<f64>().unwrap(),
+            report.rows[2].scaling.unwrap()
+        );
+        assert_eq!(engine[18].parse::<f64>().unwrap(), 0.04);
     }
 
     #[test]

@@ -61,7 +61,7 @@ impl Exporter for Markdown {
             s,
             "- {} timed runs per configuration; times are medians (min = fastest run); CPU = \
              user + system time of the process; speed-up = serial median ÷ median; efficiency = \
-             speed-up ÷ threads; every count checked against the published value.",
+             speed-up ÷ threads; scaling = the same method's 1-thread engine median ÷ median; every count checked against the published value.",
             report.settings.repeat
         );
         let _ = writeln!(
@@ -77,16 +77,16 @@ impl Exporter for Markdown {
         let _ = writeln!(
             s,
             "| N | solver | threads | depth | units | median (s) | min (s) | CPU (s) | speed-up | \
-             efficiency | solutions/s | nodes/s |"
+             efficiency | scaling | solutions/s | nodes/s |"
         );
         let _ = writeln!(
             s,
-            "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+            "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
         );
         for r in &report.rows {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.n,
                 match r.solver {
                     Solver::Serial => "serial".to_string(),
@@ -100,6 +100,7 @@ impl Exporter for Markdown {
                 opt(r.cpu_s, sig3),
                 opt(r.speedup, |x| format!("{x:.2}")),
                 opt(r.efficiency, |x| format!("{x:.2}")),
+                opt(r.scaling, |x| format!("{x:.2}")),
                 opt(r.solutions_per_s, si),
                 opt(r.nodes_per_s, si),
             );

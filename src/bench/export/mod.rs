@@ -80,6 +80,7 @@ pub(crate) mod tests {
                     cpu_s: Some(time * t as f64),
                     speedup: Some(speedup),
                     efficiency: Some(speedup / t as f64),
+                    scaling: engine.then_some(1.01 * serial / time),
                     solutions_per_s: Some(724.0 / time),
                     nodes: 34_815,
                     nodes_per_s: Some(34_815.0 / time),

@@ -9,8 +9,8 @@ use crate::bench::{BenchError, Report, Row, Solver};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 
-/// `scaling.svg`: speed-up against threads, one line per N, and the ideal line; the engine rows
-/// on the serial solver's own method where they were measured.
+/// `scaling.svg`: the engine's scaling (its 1-thread time over its time) against threads, one
+/// line per N, and the ideal line; for the method fastest on one thread at the largest N.
 pub struct ScalingPlot;
 
 /// `time.svg`: median wall time against N on a log scale: the serial solver and the engine at
@@ -97,23 +97,19 @@ impl Exporter for ScalingPlot {
 
     fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError> {
         let err = render_err("scaling.svg");
-        // Like for like where it was measured: the engine on the serial solver's own search
-        // (mirror), so that the curve shows parallel scaling and not the gain of a method.
-        let serial_method = report
-            .rows
-            .iter()
-            .find(|r| r.solver == Solver::Serial)
-            .map(|r| r.method.as_str());
-        let same = serial_method.filter(|m| {
-            report
-                .rows
-                .iter()
-                .any(|r| r.solver == Solver::Engine && r.method == *m)
-        });
-        let best = best_engine_rows(report, same);
+        // Parallel scaling, like for like: each engine row against the 1-thread run of its own
+        // method and kernel (the `scaling` column), for the fastest method on one thread at the
+        // largest N.
+        let best = best_engine_rows(report, None);
+        let method = best
+            .values()
+            .filter(|r| r.threads == 1)
+            .last()
+            .map(|r| r.method.clone());
+        let best = best_engine_rows(report, method.as_deref());
         let mut lines: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
         for (&(n, t), r) in &best {
-            if let Some(s) = r.speedup.filter(|s| s.is_finite() && *s > 0.0) {
+            if let Some(s) = r.scaling.filter(|s| s.is_finite() && *s > 0.0) {
                 lines.entry(n).or_default().push((t as f64, s));
             }
         }
@@ -127,8 +123,9 @@ impl Exporter for ScalingPlot {
             let mut chart = ChartBuilder::on(&root)
                 .caption(
                     format!(
-                        "Speed-up of the engine ({}) over the serial solver ({})",
-                        same.unwrap_or("fastest method"),
+                        "Scaling of the engine ({}, {} kernel) over its own 1-thread run ({})",
+                        method.as_deref().unwrap_or("–"),
+                        report.settings.kernel,
                         report.machine.host
                     ),
                     ("sans-serif", 22),
@@ -144,7 +141,7 @@ impl Exporter for ScalingPlot {
             chart
                 .configure_mesh()
                 .x_desc("threads")
-                .y_desc("speed-up (serial time / engine time)")
+                .y_desc("scaling (1-thread time / time)")
                 .x_label_formatter(&|x| format!("{x:.0}"))
                 .y_label_formatter(&|y| format!("{y:.2}"))
                 .draw()
@@ -156,7 +153,7 @@ impl Exporter for ScalingPlot {
                     grey.stroke_width(1),
                 ))
                 .map_err(|e| err(&e))?
-                .label("ideal (speed-up = threads)")
+                .label("ideal (scaling = threads)")
                 .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], grey));
             let series = lines
                 .iter()

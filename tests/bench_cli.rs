@@ -51,6 +51,7 @@ fn a_small_benchmark_writes_five_valid_files() {
             "cpu_s",
             "speedup",
             "efficiency",
+            "scaling",
             "solutions_per_s",
             "nodes",
             "nodes_per_s",
@@ -71,7 +72,14 @@ fn a_small_benchmark_writes_five_valid_files() {
         assert_eq!(row[7].parse::<u64>().unwrap(), total);
         let median: f64 = row[8].parse().unwrap();
         assert!(median > 0.0);
-        assert!(row[14].parse::<u64>().unwrap() > 0);
+        // The engine's scaling against its own 1-thread run: exactly 1 on one thread.
+        match (i % 5, row[13].parse::<f64>()) {
+            (0, _) => assert_eq!(&row[13], ""),
+            (1 | 3, Ok(s)) => assert_eq!(s, 1.0),
+            (_, Ok(s)) => assert!(s > 0.0),
+            (_, Err(e)) => panic!("scaling: {e}"),
+        }
+        assert!(row[15].parse::<u64>().unwrap() > 0);
     }
 
     // JSON: the machine description, the settings and the same rows.
@@ -96,6 +104,8 @@ fn a_small_benchmark_writes_five_valid_files() {
         .unwrap()
         .contains("bench --n-min 6 --n-max 8 --threads 1,2"));
     assert_eq!(json["settings"]["threads"], serde_json::json!([1, 2]));
+    let kernel = json["settings"]["kernel"].as_str().unwrap();
+    assert!(["avx512", "avx2", "dfs"].contains(&kernel), "{kernel}");
     let jrows = json["rows"].as_array().unwrap();
     assert_eq!(jrows.len(), 15);
     assert_eq!(jrows[14]["n"], 8);

@@ -103,8 +103,7 @@ impl Exporter for ScalingPlot {
         let best = best_engine_rows(report, None);
         let method = best
             .values()
-            .filter(|r| r.threads == 1)
-            .last()
+            .rfind(|r| r.threads == 1)
             .map(|r| r.method.clone());
         let best = best_engine_rows(report, method.as_deref());
         let mut lines: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();

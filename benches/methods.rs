@@ -1,9 +1,10 @@
-//! The d4 method against the mirror-halving serial solver, side by side on one thread:
-//! `cargo bench --bench methods`. N = 14 and 15 by default; set `NQUEENS_BENCH_MAX_N` (16, 17)
-//! to include larger boards. The d4 rows count the total and the unique solutions; the serial
-//! solver only the total.
+//! The d4 method on every kernel this processor runs, and mirror on the fastest, against the
+//! mirror-halving serial solver, side by side on one thread: `cargo bench --bench methods`.
+//! N = 14 and 15 by default; set `NQUEENS_BENCH_MAX_N` (16, 17) to include larger boards. The d4
+//! rows count the total and the unique solutions; the others only the total.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use nqueens::lanes::Kernel;
 use nqueens::{known, serial_count, Engine, Job, Method, NoObserver, Plan, RunOptions};
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,7 +17,7 @@ fn max_n() -> u32 {
 }
 
 fn d4_vs_mirror(c: &mut Criterion) {
-    let engine = Engine::new(1).unwrap();
+    let kernels: Vec<Kernel> = Kernel::ALL.into_iter().filter(|k| k.available()).collect();
     for n in 14..=max_n().max(14) {
         let p = known::published(n).unwrap();
         let mut group = c.benchmark_group(format!("methods-n{n}"));
@@ -27,7 +28,12 @@ fn d4_vs_mirror(c: &mut Criterion) {
         group.bench_function("mirror-serial", |b| {
             b.iter(|| assert_eq!(serial_count(n).unwrap(), p.total))
         });
-        for method in [Method::D4, Method::Mirror] {
+        let runs = kernels
+            .iter()
+            .map(|&k| (Method::D4, k))
+            .chain([(Method::Mirror, Kernel::best())]);
+        for (method, kernel) in runs {
+            let engine = Engine::new(1).unwrap().with_kernel(kernel).unwrap();
             let job = Job::new(n)
                 .unwrap()
                 .with_method(method)
@@ -35,7 +41,8 @@ fn d4_vs_mirror(c: &mut Criterion) {
                 .unwrap()
                 .with_unique(method == Method::D4);
             let plan = Arc::new(Plan::new(job));
-            group.bench_with_input(BenchmarkId::new(method.name(), "1t"), &plan, |b, plan| {
+            let id = BenchmarkId::new(format!("{method}-{kernel}"), "1t");
+            group.bench_with_input(id, &plan, |b, plan| {
                 b.iter(|| {
                     let out = engine.run(plan, &RunOptions::default(), &mut NoObserver);
                     assert_eq!(out.counts.total, p.total);

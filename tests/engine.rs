@@ -4,7 +4,8 @@ mod common;
 
 use common::{naive_count, naive_unique};
 use nqueens::known::published;
-use nqueens::{count, serial_count, Job, Method};
+use nqueens::lanes::Kernel;
+use nqueens::{count, serial_count, Engine, Job, Method};
 
 const THREADS: [usize; 4] = [1, 2, 3, 8];
 
@@ -25,28 +26,34 @@ fn serial_solver_matches_naive() {
 }
 
 #[test]
-fn engine_matches_naive_on_every_thread_count_depth_and_method() {
-    for n in 1..=11u32 {
-        let expect = naive_count(n as usize);
-        for method in Method::ALL {
-            for depth in 1..=n.min(4) {
-                for threads in THREADS {
-                    let job = Job::new(n)
-                        .unwrap()
-                        .with_method(method)
-                        .with_split_depth(depth)
-                        .unwrap();
-                    let r = count(&job, threads).unwrap();
-                    assert_eq!(
-                        r.counts.total, expect,
-                        "n = {n}, {method}, depth {depth}, {threads} threads"
-                    );
-                    assert_eq!(r.threads, threads);
-                    assert_eq!(r.split_depth, depth);
+fn engine_matches_naive_on_every_thread_count_depth_method_and_kernel() {
+    let kernels: Vec<Kernel> = Kernel::ALL.into_iter().filter(|k| k.available()).collect();
+    for threads in THREADS {
+        for kernel in kernels.iter().copied() {
+            let engine = Engine::new(threads).unwrap().with_kernel(kernel).unwrap();
+            for n in 1..=11u32 {
+                let expect = naive_count(n as usize);
+                for method in Method::ALL {
+                    for depth in 1..=n.min(4) {
+                        let job = Job::new(n)
+                            .unwrap()
+                            .with_method(method)
+                            .with_split_depth(depth)
+                            .unwrap();
+                        let r = engine.count(&job);
+                        assert_eq!(
+                            r.counts.total, expect,
+                            "n = {n}, {method}, depth {depth}, {threads} threads, {kernel}"
+                        );
+                        assert_eq!((r.threads, r.split_depth, r.kernel), (threads, depth, kernel));
+                    }
                 }
             }
         }
     }
+    // The one-call form: the fastest kernel.
+    let r = count(&Job::new(11).unwrap(), 2).unwrap();
+    assert_eq!((r.counts.total, r.kernel), (2680, Kernel::best()));
 }
 
 #[test]

@@ -575,9 +575,9 @@ fn with_searches<const F: usize, R>(
 /// function per instruction set.
 ///
 /// [`WAYS`] independent searches take turns, so that while one waits for the values it has just
-/// stored, the processor works on the others. They start with the root in one of them; whenever
-/// one runs out of open nodes, it takes half of the shallowest row holding two or more of
-/// another, so all stay busy to the end.
+/// stored, the processor works on the others. They start with the squares of the first row dealt
+/// in turn; whenever one runs out of open nodes, it takes half of the shallowest row holding two
+/// or more of another, so all stay busy to the end.
 ///
 /// # Safety
 /// The processor must have `V`'s features.
@@ -616,9 +616,17 @@ unsafe fn run<V: Vector, S: Sink, const F: usize>(
     for s in s.iter_mut() {
         s.clear();
     }
-    let mut root = [0; F];
-    root[..WORDS].copy_from_slice(&[m.cols, m.diag_up, m.diag_down, free]);
-    s[0].push(first, root, V::LANES);
+    // The root's squares dealt to the searches in turn: each starts at once.
+    let mut squares = free;
+    let mut i = 0;
+    while squares != 0 {
+        let bit = squares & squares.wrapping_neg();
+        squares ^= bit;
+        let mut root = [0; F];
+        root[..WORDS].copy_from_slice(&[m.cols, m.diag_up, m.diag_down, bit]);
+        s[i % WAYS].push(first, root, V::LANES);
+        i += 1;
+    }
     loop {
         if s.iter().all(|s| s.open != 0) {
             for s in s.iter_mut() {

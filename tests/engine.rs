@@ -45,7 +45,10 @@ fn engine_matches_naive_on_every_thread_count_depth_method_and_kernel() {
                             r.counts.total, expect,
                             "n = {n}, {method}, depth {depth}, {threads} threads, {kernel}"
                         );
-                        assert_eq!((r.threads, r.split_depth, r.kernel), (threads, depth, kernel));
+                        assert_eq!(
+                            (r.threads, r.split_depth, r.kernel),
+                            (threads, depth, kernel)
+                        );
                     }
                 }
             }

@@ -52,6 +52,25 @@ fn count_json_has_the_fields() {
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["unique"], 92);
+    // The kernel: the fastest by default, any the processor runs on request; the same counts.
+    let best = nqueens::lanes::Kernel::best().to_string();
+    assert_eq!(v["kernel"], best.as_str());
+    for kernel in nqueens::lanes::Kernel::ALL
+        .into_iter()
+        .filter(|k| k.available())
+    {
+        let out = nq()
+            .args(["count", "14", "--json", "--unique", "--kernel"])
+            .arg(kernel.to_string())
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            (v["total"].as_u64(), v["unique"].as_u64()),
+            (Some(365596), Some(45752))
+        );
+        assert_eq!(v["kernel"], kernel.to_string().as_str());
+    }
 }
 
 #[test]
@@ -136,6 +155,22 @@ fn bad_input_is_one_line_and_exit_2() {
         "between 1 and 2 for N = 2",
     );
     usage_error(&["count", "8", "--method", "fast"], None, "unknown method");
+    usage_error(
+        &["count", "8", "--kernel", "sse"],
+        None,
+        "unknown kernel 'sse'",
+    );
+    usage_error(&["verify", "--kernel", ""], None, "unknown kernel");
+    if let Some(k) = nqueens::lanes::Kernel::ALL
+        .into_iter()
+        .find(|k| !k.available())
+    {
+        usage_error(
+            &["count", "8", "--kernel", k.name()],
+            None,
+            "this processor cannot run",
+        );
+    }
     usage_error(&["count"], None, "required");
     usage_error(&["verify", "--max", "28"], None, "between 1 and 27");
     usage_error(&["verify", "--max", "0"], None, "between 1 and 27");

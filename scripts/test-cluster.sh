@@ -149,10 +149,10 @@ check_total "$tmp/slurm-job/result.json" 14200
 log "Slurm: merged total 14200 OK"
 
 log "Slurm: a shard warned before its time limit saves its checkpoint and is requeued"
-# N = 16 in 2 shards, slow enough to be stopped: the warning is sent by hand (scancel -b -s
+# N = 16 in 2 shards, slow enough to be stopped (plain, depth first: seconds): the warning is sent by hand (scancel -b -s
 # USR1, as Slurm does at --signal=B:USR1@120), the task requeues itself and resumes.
 read -r array merge < <(CHECKPOINT_EVERY=1000 PROGRESS_EVERY=0.2 \
-    scripts/slurm/submit.sh 16 2 "$tmp/slurm-requeue" -- --method plain)
+    scripts/slurm/submit.sh 16 2 "$tmp/slurm-requeue" -- --method plain --kernel dfs)
 jobs_submitted+=("$array" "$merge")
 # Once the count reports progress, the batch script has set its signal traps.
 for ((t = 0; t < 120; t++)); do

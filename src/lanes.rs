@@ -25,6 +25,9 @@
 //! The vector code is chosen at run time ([`Kernel::best`]), so one portable binary serves every
 //! x86-64 machine; elsewhere, or when asked ([`Kernel::Dfs`]), the depth-first search runs.
 
+// Off x86-64 only the depth-first search runs; the lane machinery is compiled but unused.
+#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+
 use crate::d4::search::{self, Rows};
 use crate::error::Error;
 use crate::kernel::{full_mask, Masks, MAX_N};

@@ -40,7 +40,8 @@ impl Rng {
     }
 }
 
-/// The slow-enough job of the kill tests: about a second on 2 threads, in many small units.
+/// The slow-enough job of the kill tests: about a second on 2 threads, in many small units
+/// (plain, on the depth-first kernel: the lanes would finish too soon to be killed mid-run).
 fn long_args(n: u32, ckpt: &Path) -> Vec<String> {
     [
         "count",
@@ -49,6 +50,8 @@ fn long_args(n: u32, ckpt: &Path) -> Vec<String> {
         "2",
         "--method",
         "plain",
+        "--kernel",
+        "dfs",
         "--split-depth",
         "4",
         "--checkpoint",

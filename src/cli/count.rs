@@ -19,7 +19,7 @@ pub struct CountArgs {
     #[arg(short, long, value_parser = parse_threads)]
     threads: Option<usize>,
     /// Rows whose queens define the work units, 1 to 4 [default: 2 to 4, the shallowest with at
-    /// least 64 units per thread]. With d4, units whose first queen is in the corner always fix
+    /// least 16 units per thread]. With d4, units whose first queen is in the corner always fix
     /// two rows (the second queen sets the corner's bound).
     #[arg(long, value_name = "K")]
     split_depth: Option<u32>,

@@ -172,9 +172,8 @@ fn counts_of(s: &[u8]) -> Counts {
 
 /// The searches that together count one unit of a side branch with bound `a`.
 ///
-/// A solution of the branch needs the slow path of [`SideLeaves`] only when another edge queen
-/// ties with the top one: a side queen in row `a` or `n-1-a`, or the bottom queen in column `a`
-/// or `n-1-a`. The unit is split into disjoint searches by where the first tie is:
+/// A solution of the branch needs classifying only when another edge queen ties with the top
+/// one: a side queen in row `a` or `n-1-a`, or the bottom queen in column `a` or `n-1-a`. The unit is split into disjoint searches by where the first tie is:
 ///
 /// * *clean*: no tie anywhere (the tie squares are taken out of the rows' masks). Every solution
 ///   is canonical with a class of eight, so a plain count suffices, and it runs on the fastest
@@ -185,8 +184,8 @@ fn counts_of(s: &[u8]) -> Counts {
 ///
 /// In the last six the tied queen is placed in advance: its attacks are taken out of every
 /// row's mask, so the search prunes from the top rather than failing at the tied row. Their
-/// solutions are classified by [`SideLeaves`]. Searches the unit's prefix contradicts are left
-/// out.
+/// solutions, visited with their columns ([`lanes::visit`]), are classified exactly by
+/// [`symmetry::orbit`]. Searches the unit's prefix contradicts are left out.
 fn side_parts<'u>(
     n: u32,
     a: u32,

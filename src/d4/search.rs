@@ -84,7 +84,7 @@ fn last_two(full: u32, next: Masks, allow_pen: u32, allow_last: u32) -> (bool, b
 /// saved or restored by index, and every level's loop exit is a branch of its own, which the
 /// branch predictor learns separately. Two rows before the end exactly two columns `x < y` are
 /// left, so the last two rows have at most two completions (`x` then `y`, or `y` then `x`),
-/// tested with a few mask operations and no branch ([`last_two`]).
+/// tested with a few mask operations and no branch (`last_two`).
 ///
 /// Not inlined into its callers: it is large, and called once per unit.
 #[inline(never)]

@@ -422,3 +422,32 @@ fn progress_lines_in_logs_and_quiet() {
         .assert()
         .code(2);
 }
+
+/// A checkpoint belongs to the job, not to the kernel: a run stopped on one kernel resumes on
+/// another (a cluster may mix machines with and without AVX-512) and gives the exact total.
+#[test]
+fn a_checkpoint_resumes_on_another_kernel() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("ckpt.json");
+    let args = long_args(15, &ckpt);
+    let mut child = spawn(&args);
+    let t0 = Instant::now();
+    while Checkpoint::load(&ckpt).map_or(true, |c| c.done.is_empty()) {
+        assert!(t0.elapsed() < Duration::from_secs(30), "no checkpoint");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let saved = Checkpoint::load(&ckpt).unwrap();
+    assert!(
+        saved.done.len() < saved.identity.units as usize,
+        "finished before the kill"
+    );
+    let on_lanes: Vec<String> = args
+        .iter()
+        .map(|a| if a == "dfs" { "auto".into() } else { a.clone() })
+        .collect();
+    assert_ne!(on_lanes, args);
+    let total = run_to_end(&on_lanes);
+    assert_eq!(total.trim(), published(15).unwrap().total.to_string());
+}

@@ -74,6 +74,17 @@ fn spawn(args: &[String]) -> Child {
         .unwrap()
 }
 
+/// Kills `child` with SIGKILL as soon as its checkpoint `ckpt` holds a finished unit.
+fn kill_once_saved(mut child: Child, ckpt: &Path) {
+    let t0 = Instant::now();
+    while Checkpoint::load(ckpt).map_or(true, |c| c.done.is_empty()) {
+        assert!(t0.elapsed() < Duration::from_secs(30), "no checkpoint");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 fn run_to_end(args: &[String]) -> String {
     let out = std::process::Command::new(bin())
         .args(args)
@@ -375,15 +386,8 @@ fn a_killed_and_resumed_shard_writes_the_same_result() {
     let ckpt = dir.path().join("c1.json");
     let resumed = dir.path().join("resumed.json");
     let args = shard_args(&ckpt, &resumed);
-    let mut child = spawn(&args);
     // Killed once some units are saved, long before the shard can finish.
-    let t0 = Instant::now();
-    while Checkpoint::load(&ckpt).map_or(true, |c| c.done.is_empty()) {
-        assert!(t0.elapsed() < Duration::from_secs(30), "no checkpoint");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    kill_once_saved(spawn(&args), &ckpt);
     assert!(!resumed.exists(), "the shard finished before the kill");
     run_to_end(&args);
     let (a, b) = (
@@ -430,14 +434,7 @@ fn a_checkpoint_resumes_on_another_kernel() {
     let dir = tempfile::tempdir().unwrap();
     let ckpt = dir.path().join("ckpt.json");
     let args = long_args(15, &ckpt);
-    let mut child = spawn(&args);
-    let t0 = Instant::now();
-    while Checkpoint::load(&ckpt).map_or(true, |c| c.done.is_empty()) {
-        assert!(t0.elapsed() < Duration::from_secs(30), "no checkpoint");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    kill_once_saved(spawn(&args), &ckpt);
     let saved = Checkpoint::load(&ckpt).unwrap();
     assert!(
         saved.done.len() < saved.identity.units as usize,

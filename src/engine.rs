@@ -182,6 +182,11 @@ pub struct Outcome {
     pub elapsed: Duration,
 }
 
+/// The most worker threads an engine takes: more than the logical cores of any machine this
+/// runs on, and few enough that a mistyped count fails at once instead of spending minutes
+/// starting threads.
+pub const MAX_THREADS: usize = 1024;
+
 /// A pool of worker threads that runs plans.
 pub struct Engine {
     pool: rayon::ThreadPool,
@@ -190,10 +195,16 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// An engine with `threads` workers (at least 1).
+    /// An engine with `threads` workers (1 to [`MAX_THREADS`]).
     pub fn new(threads: usize) -> Result<Engine> {
         if threads == 0 {
             return Err(Error::ZeroThreads);
+        }
+        if threads > MAX_THREADS {
+            return Err(Error::TooManyThreads {
+                threads,
+                max: MAX_THREADS,
+            });
         }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

@@ -28,6 +28,15 @@ pub enum Error {
     /// A thread count of zero.
     #[error("the thread count must be at least 1")]
     ZeroThreads,
+    /// More threads than any machine needs (see [`crate::engine::MAX_THREADS`]): a typo, which
+    /// would otherwise spend minutes creating threads.
+    #[error("the thread count must be at most {max}, got {threads}")]
+    TooManyThreads {
+        /// The count asked for.
+        threads: usize,
+        /// The largest allowed.
+        max: usize,
+    },
     /// A pre-placed queen outside the board (coordinates 1-based).
     #[error("queen at row {row}, column {col} is off the {n}x{n} board")]
     QueenOffBoard {

@@ -256,12 +256,16 @@ pub fn merge(results: &[(PathBuf, ShardResult)]) -> Result<Merged, StoreError> {
             });
         }
         if let Some(other) = by_index.insert(r.shard.index, path) {
-            return Err(StoreError::ShardSet(format!(
-                "{} and {} are both shard {}",
-                other.display(),
-                path.display(),
-                r.shard
-            )));
+            return Err(StoreError::ShardSet(if other == path {
+                format!("{} is given twice", path.display())
+            } else {
+                format!(
+                    "{} and {} are both shard {}",
+                    other.display(),
+                    path.display(),
+                    r.shard
+                )
+            }));
         }
         for &u in &r.units {
             let slot = owner

@@ -70,7 +70,7 @@ impl Identity {
         differ("N", &self.n, &other.n)
             .or_else(|| differ("the method", &self.method, &other.method))
             .or_else(|| differ("the split depth", &self.split_depth, &other.split_depth))
-            .or_else(|| differ("the pre-placed queens", &self.placed, &other.placed))
+            .or_else(|| differ("the set of pre-placed queens", &self.placed, &other.placed))
             .or_else(|| differ("counting unique solutions", &self.unique, &other.unique))
             .or_else(|| differ("the method used", &self.plan_method, &other.plan_method))
             .or_else(|| differ("the number of units", &self.units, &other.units))
@@ -164,6 +164,26 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
 /// results). The file is readable by all, as a plainly created one would be (tempfile's default
 /// is owner-only).
 pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let (dir, mut tmp) = temp_beside(path)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    sync_dir(dir)
+}
+
+/// Checks, before hours of work, that `path` can later be written by [`write_atomic`]: a
+/// temporary file is created beside it and removed again. `path` itself is not touched.
+pub fn check_writable(path: &Path) -> Result<(), StoreError> {
+    temp_beside(path)
+        .map(drop)
+        .map_err(|source| StoreError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+/// A new temporary file in the directory of `path` (which it returns too), named after it.
+fn temp_beside(path: &Path) -> io::Result<(&Path, tempfile::NamedTempFile)> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -177,11 +197,15 @@ pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     builder.prefix(&prefix).suffix(".tmp");
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
-    let mut tmp = builder.tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    sync_dir(dir)
+    let tmp = builder.tempfile_in(dir).map_err(|e| {
+        // The operating system's reason, without tempfile's note of its random file name.
+        let text = e.to_string();
+        match text.split_once(" at path ") {
+            Some((reason, _)) => io::Error::new(e.kind(), reason.to_string()),
+            None => e,
+        }
+    })?;
+    Ok((dir, tmp))
 }
 
 #[cfg(unix)]

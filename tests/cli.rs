@@ -132,13 +132,41 @@ fn bad_input_is_one_line_and_exit_2() {
         None,
         "not a board size",
     );
-    usage_error(&["count", "-3"], None, "unexpected argument");
+    usage_error(&["count", "-3"], None, "'-3' is not a board size");
     usage_error(&["count", "8", "--threads", "0"], None, "at least 1");
+    usage_error(
+        &["count", "8", "--threads", "-1"],
+        None,
+        "not a thread count",
+    );
     usage_error(
         &["count", "8", "--threads", "two"],
         None,
-        "not a positive integer",
+        "not a thread count",
     );
+    // A typo of a thread count fails at once instead of starting a million threads.
+    usage_error(
+        &["count", "8", "--threads", "1000000"],
+        None,
+        "at most 1024",
+    );
+    usage_error(&["bench", "--threads", "1,5000"], None, "at most 1024");
+    usage_error(
+        &["count", "8", "--split-depth", "-1"],
+        None,
+        "not a whole number",
+    );
+    usage_error(
+        &["list", "8", "--limit", "1e2"],
+        None,
+        "'1e2' is not a whole number",
+    );
+    usage_error(
+        &["list", "8", "--limit", "99999999999999999999"],
+        None,
+        "too large",
+    );
+    usage_error(&["8"], None, "run `nqueens count 8`");
     usage_error(
         &["count", "8", "--split-depth", "0"],
         None,
@@ -178,7 +206,24 @@ fn bad_input_is_one_line_and_exit_2() {
     usage_error(&[], Some("   \n"), "expected N on standard input");
     usage_error(&[], Some("eight\n"), "not a board size");
     usage_error(&[], Some("0\n"), "between 1 and 32");
-    usage_error(&[], Some("8 9\n"), "not a board size");
+    usage_error(
+        &[],
+        Some("8 9\n"),
+        "expected one board size on standard input, found 2 words",
+    );
+    // Far from the end of a large input, the number is still read (BOJ inputs are tiny, but
+    // the answer must never depend on where the input was cut).
+    nq().write_stdin(format!("{}12\n", " ".repeat(10_000)))
+        .assert()
+        .success()
+        .stdout("14200\n");
+    usage_error(&[], Some(&"7".repeat(100)), "…' is not a board size");
+    usage_error(&[], Some(&" ".repeat(2 << 20)), "larger than 1024 KiB");
+    let mut cmd = nq();
+    cmd.write_stdin(vec![0xff, 0xfe, b'8', b'\n']);
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not UTF-8"));
     usage_error(&["frobnicate"], None, "unrecognized subcommand");
     // Clap's multi-line messages are joined: the missing argument is named on the one line.
     usage_error(

@@ -26,6 +26,20 @@ fn serial_solver_matches_naive() {
 }
 
 #[test]
+fn thread_counts_out_of_range_are_refused() {
+    use nqueens::engine::MAX_THREADS;
+    assert_eq!(Engine::new(0).err(), Some(nqueens::Error::ZeroThreads));
+    assert_eq!(
+        Engine::new(MAX_THREADS + 1).err(),
+        Some(nqueens::Error::TooManyThreads {
+            threads: MAX_THREADS + 1,
+            max: MAX_THREADS
+        })
+    );
+    assert_eq!(Engine::new(MAX_THREADS).unwrap().threads(), MAX_THREADS);
+}
+
+#[test]
 fn engine_matches_naive_on_every_thread_count_depth_method_and_kernel() {
     let kernels: Vec<Kernel> = Kernel::ALL.into_iter().filter(|k| k.available()).collect();
     for threads in THREADS {

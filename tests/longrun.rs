@@ -347,9 +347,10 @@ fn merge_refuses_missing_duplicate_foreign_and_corrupt_shards() {
     let f = shard_files(dir.path(), 10, 3, &[]);
     let (a, b, c) = (f[0].as_path(), f[1].as_path(), f[2].as_path());
     assert_merge_refused(&[a, c], "1/3", "missing");
-    assert_merge_refused(&[a, b, b, c], "both shard 1/3", "the same file twice");
+    assert_merge_refused(&[a, b, b, c], "given twice", "the same file twice");
     let copy = dir.path().join("copy.json");
     std::fs::copy(b, &copy).unwrap();
+    assert_merge_refused(&[a, b, &copy, c], "both shard 1/3", "a copy");
     assert_merge_refused(&[a, b, &copy, c], "copy.json", "a copy");
     let other = shard_files(dir.path(), 11, 3, &[]);
     assert_merge_refused(&[a, &other[1], c], "n11-1of3.json", "another N");
@@ -447,4 +448,73 @@ fn a_checkpoint_resumes_on_another_kernel() {
     assert_ne!(on_lanes, args);
     let total = run_to_end(&on_lanes);
     assert_eq!(total.trim(), published(15).unwrap().total.to_string());
+}
+
+#[test]
+fn an_out_path_that_cannot_be_written_is_refused_before_counting() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir").join("r.json");
+    // N = 17 plain on the depth-first kernel would take minutes: the refusal comes first.
+    let t0 = Instant::now();
+    nq().args([
+        "count", "17", "--method", "plain", "--kernel", "dfs", "--shard", "0/1",
+    ])
+    .arg("--out")
+    .arg(&missing)
+    .assert()
+    .code(1)
+    .stdout("")
+    .stderr(
+        predicate::str::contains("cannot write")
+            .and(predicate::str::contains("No such file or directory"))
+            .and(predicate::str::contains(".r.json.").not()),
+    );
+    assert!(t0.elapsed() < Duration::from_secs(10));
+    let same = dir.path().join("same.json");
+    nq().args(["count", "10", "--checkpoint"])
+        .arg(&same)
+        .arg("--out")
+        .arg(dir.path().join(".").join("same.json"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("both name"));
+    assert!(!same.exists());
+}
+
+#[test]
+fn a_result_that_cannot_be_saved_at_the_end_goes_to_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("results");
+    std::fs::create_dir(&sub).unwrap();
+    let ckpt = dir.path().join("c.json");
+    let mut args = long_args(15, &ckpt);
+    args.extend(
+        [
+            "--shard",
+            "0/1",
+            "--out",
+            sub.join("r.json").to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    let child = spawn(&args);
+    // The folder of the result disappears while the shard runs.
+    let t0 = Instant::now();
+    while Checkpoint::load(&ckpt).map_or(true, |c| c.done.is_empty()) {
+        assert!(t0.elapsed() < Duration::from_secs(30), "no checkpoint");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::fs::remove_dir(&sub).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the result follows on standard output"),
+        "{stderr}"
+    );
+    let path = dir.path().join("from-stdout.json");
+    std::fs::write(&path, &out.stdout).unwrap();
+    let result = ShardResult::load(&path).unwrap();
+    assert_eq!(result.total, published(15).unwrap().total);
 }

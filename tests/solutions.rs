@@ -493,6 +493,14 @@ fn writing_errors_stop_the_listing() {
         write_solutions(&job, &opts, Vec::new()),
         Err(WriteError::Invalid(Error::ZeroThreads))
     ));
+    let opts = WriteOptions {
+        threads: nqueens::engine::MAX_THREADS + 1,
+        ..opts
+    };
+    assert!(matches!(
+        write_solutions(&job, &opts, Vec::new()),
+        Err(WriteError::Invalid(Error::TooManyThreads { .. }))
+    ));
     let unique_placed = Job::new(8)
         .unwrap()
         .with_unique(true)

@@ -22,7 +22,7 @@ pub struct BenchArgs {
     n_max: u32,
     /// Thread counts of the engine, comma-separated [default: 1, 2, 4, ... up to the logical
     /// cores, and the core count itself].
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = positive::<usize>)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = super::parse_threads)]
     threads: Option<Vec<usize>>,
     /// Timed runs of every configuration.
     #[arg(long, value_name = "R", default_value_t = 3, value_parser = parse_repeat)]
@@ -32,7 +32,7 @@ pub struct BenchArgs {
     out: Option<PathBuf>,
     /// Split depths of the engine's work units, comma-separated, 1 to 4 [default: 2 to 4 for
     /// each N and thread count, as `nqueens count` chooses].
-    #[arg(long, value_name = "K", value_delimiter = ',', value_parser = positive::<u32>)]
+    #[arg(long, value_name = "K", value_delimiter = ',', value_parser = super::positive::<u32>)]
     split_depth: Option<Vec<u32>>,
     /// Methods of the engine, comma-separated (d4, mirror, plain) [default: d4,mirror: the
     /// default method, and the serial solver's own method for a like-for-like scaling curve].
@@ -41,14 +41,6 @@ pub struct BenchArgs {
     /// The engine's search kernel: auto (the fastest this processor has), avx512, avx2 or dfs.
     #[arg(long, default_value = "auto", value_parser = super::count::parse_kernel_arg)]
     kernel: Kernel,
-}
-
-/// Parses one item of a comma-separated list: a positive integer.
-fn positive<T: std::str::FromStr + PartialEq + Default>(s: &str) -> Result<T, String> {
-    match s.trim().parse::<T>() {
-        Ok(v) if v != T::default() => Ok(v),
-        _ => Err(format!("'{s}' is not a positive integer")),
-    }
 }
 
 fn parse_repeat(s: &str) -> Result<usize, String> {

@@ -1,27 +1,27 @@
 //! `nqueens count` and the standard-input form.
 
 use super::{default_threads, parse_n, parse_threads, UsageError};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use nqueens::lanes::Kernel;
 use nqueens::{Engine, Job, Method, Report};
 use serde::Serialize;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 /// Count the solutions for an N×N board.
 #[derive(Args, Debug)]
 pub struct CountArgs {
     /// Board size, 1 to 32.
-    #[arg(value_parser = parse_n)]
+    #[arg(value_parser = parse_n, allow_negative_numbers = true)]
     n: u32,
     /// Worker threads [default: all logical cores].
-    #[arg(short, long, value_parser = parse_threads)]
+    #[arg(short, long, value_parser = parse_threads, allow_negative_numbers = true)]
     threads: Option<usize>,
     /// Rows whose queens define the work units, 1 to 4 [default: 2 to 4, the shallowest with at
     /// least 16 units per thread]. With d4, units whose first queen is in the corner always fix
     /// two rows (the second queen sets the corner's bound).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = super::whole::<u32>)]
     split_depth: Option<u32>,
     /// Search method: d4 (all 8 symmetries: one search per class of solutions, total and
     /// unique in one pass; the fastest), mirror (halves the search by left-right symmetry) or
@@ -139,19 +139,26 @@ pub(super) fn print_report(
 
 /// Reads N from standard input (the BOJ 9663 form) and prints the count.
 pub fn from_stdin() -> Result<ExitCode> {
-    let mut input = String::new();
-    std::io::stdin()
-        .take(4096)
-        .read_to_string(&mut input)
-        .context("could not read N from standard input")?;
-    let text = input.trim();
-    if text.is_empty() {
-        return Err(UsageError(
-            "expected N on standard input (for example: echo 8 | nqueens); see nqueens --help"
-                .into(),
-        )
-        .into());
-    }
+    // Far more than a board size with any whitespace around it.
+    let input = super::read_stdin(1 << 20, "a board size")?;
+    let words: Vec<&str> = input.split_whitespace().collect();
+    let text =
+        match words[..] {
+            [word] => word,
+            [] => return Err(UsageError(
+                "expected N on standard input (for example: echo 8 | nqueens); see nqueens --help"
+                    .into(),
+            )
+            .into()),
+            [first, ..] => {
+                return Err(UsageError(format!(
+                    "expected one board size on standard input, found {} words (the first: '{}')",
+                    words.len(),
+                    super::shown(first)
+                ))
+                .into())
+            }
+        };
     let n = parse_n(text).map_err(|e| UsageError(format!("standard input: {e}")))?;
     let threads = default_threads();
     let job = Job::new(n)?.with_default_split_depth(threads);

@@ -13,13 +13,13 @@ use std::process::ExitCode;
 #[derive(Args, Debug)]
 pub struct ListArgs {
     /// Board size, 1 to 32 (beyond about 20 only useful with --limit).
-    #[arg(value_parser = parse_n)]
+    #[arg(value_parser = parse_n, allow_negative_numbers = true)]
     n: u32,
     /// Output format: columns (one line per solution), board, matrix or json (JSON Lines).
     #[arg(short, long, default_value = "columns", value_parser = parse_format)]
     format: Kind,
     /// Stop after K solutions.
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = super::whole::<u64>)]
     limit: Option<u64>,
     /// Only one solution per class under rotation and reflection: its lexicographically
     /// smallest member.
@@ -29,7 +29,7 @@ pub struct ListArgs {
     #[arg(long, value_name = "R,C", value_parser = parse_place)]
     place: Vec<Queen>,
     /// Worker threads [default: all logical cores]; the output is the same for any number.
-    #[arg(short, long, value_parser = parse_threads)]
+    #[arg(short, long, value_parser = parse_threads, allow_negative_numbers = true)]
     threads: Option<usize>,
 }
 

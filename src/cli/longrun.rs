@@ -12,12 +12,13 @@
 //! run on different machines split the job the same way.
 
 use super::progress::{Mode, Progress};
+use super::UsageError;
 use anyhow::{Context, Result};
 use clap::Args;
 use nqueens::checkpoint::Checkpoint;
 use nqueens::lanes::Kernel;
 use nqueens::shard::{self, ShardResult, ShardSpec};
-use nqueens::store::{Identity, StoreError};
+use nqueens::store::{self, Identity, StoreError};
 use nqueens::{cost, Counts, Engine, Job, Observer, Plan, RunOptions, Unit};
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
@@ -96,6 +97,21 @@ pub fn run(
     kernel: Kernel,
     json: bool,
 ) -> Result<ExitCode> {
+    if let Some(out) = &args.out {
+        if args
+            .checkpoint
+            .as_deref()
+            .is_some_and(|c| same_file(c, out))
+        {
+            return Err(UsageError(format!(
+                "--out and --checkpoint both name {}: the result would replace the checkpoint",
+                out.display()
+            ))
+            .into());
+        }
+        // Found now, not after hours of counting.
+        store::check_writable(out)?;
+    }
     let plan = Arc::new(Plan::new(job));
     let identity = Identity::of(&plan);
     let costs = cost::estimate(&plan);
@@ -218,13 +234,17 @@ pub fn run(
     let elapsed = prior + driver.start.elapsed();
     let counts = ckpt.counts();
     let result = ShardResult::new(identity, spec, mine.clone(), counts, elapsed, imbalance);
-    if let Some(out) = &args.out {
-        result.save(out)?;
-        note(format!("wrote {}", out.display()));
+    // A result that cannot be saved (the disk filled up during the run) still goes to
+    // standard output, so that the work is not lost.
+    let saved = args.out.as_ref().map(|out| result.save(out).map(|()| out));
+    match &saved {
+        Some(Ok(out)) => note(format!("wrote {}", out.display())),
+        Some(Err(e)) => eprintln!("nqueens: {e}; the result follows on standard output"),
+        None => {}
     }
     let mut stdout = std::io::stdout().lock();
     if args.shard.is_some() {
-        if args.out.is_none() {
+        if !matches!(saved, Some(Ok(_))) {
             stdout.write_all(&result.to_bytes())?;
         }
     } else {
@@ -242,7 +262,26 @@ pub fn run(
         super::count::print_report(&mut stdout, &report, unique, json, Some(resumed))?;
     }
     stdout.flush()?;
+    if let Some(Err(e)) = saved {
+        return Err(e.into());
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether two paths name the same file, whether or not it exists yet.
+fn same_file(a: &Path, b: &Path) -> bool {
+    // The directory resolved (links, `..`), the file name as given.
+    let resolve = |p: &Path| -> Option<PathBuf> {
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        Some(dir.canonicalize().ok()?.join(p.file_name()?))
+    };
+    match (resolve(a), resolve(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
 }
 
 /// SIGINT, SIGTERM and SIGHUP set `cancel` and record their number in `signal`; a second one

@@ -12,6 +12,7 @@ mod verify;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use nqueens::engine::MAX_THREADS;
 use std::process::ExitCode;
 
 /// Exact N-Queens counts, fast: a bitmask search split into work units over every core.
@@ -40,6 +41,20 @@ enum Command {
 pub fn run() -> Result<ExitCode> {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        Err(e)
+            if e.kind() == clap::error::ErrorKind::InvalidSubcommand
+                && std::env::args()
+                    .nth(1)
+                    .is_some_and(|a| a.trim().parse::<u64>().is_ok()) =>
+        {
+            let n = std::env::args().nth(1).unwrap_or_default();
+            return Err(UsageError(format!(
+                "'{}' is not a subcommand; to count, run `nqueens count {n}` or `echo {n} | nqueens` \
+                 (see nqueens --help)",
+                shown(&n)
+            ))
+            .into());
+        }
         Err(e) if e.use_stderr() => {
             // One line, not clap's usage block: the first line of its message names the problem.
             // Clap's message up to its usage block, which may span lines (a list of missing
@@ -113,22 +128,82 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
-/// Parses a thread count: a positive integer.
+/// Parses a thread count: an integer from 1 to [`MAX_THREADS`].
 pub fn parse_threads(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
         Ok(0) => Err("the thread count must be at least 1".into()),
+        Ok(t) if t > MAX_THREADS => Err(format!(
+            "the thread count must be at most {MAX_THREADS}, got {t}"
+        )),
         Ok(t) => Ok(t),
-        Err(_) => Err(format!("'{s}' is not a positive integer")),
+        Err(_) => Err(format!(
+            "'{}' is not a thread count (a whole number from 1 to {MAX_THREADS})",
+            shown(s)
+        )),
+    }
+}
+
+/// Parses a positive integer (an option's value, or one item of a comma-separated list).
+pub fn positive<T: std::str::FromStr + PartialEq + Default>(s: &str) -> Result<T, String> {
+    match s.trim().parse::<T>() {
+        Ok(v) if v != T::default() => Ok(v),
+        _ => Err(format!("'{}' is not a positive integer", shown(s))),
+    }
+}
+
+/// Parses a whole number (zero included).
+pub fn whole<T: std::str::FromStr<Err = std::num::ParseIntError>>(s: &str) -> Result<T, String> {
+    s.trim().parse::<T>().map_err(|e| match e.kind() {
+        std::num::IntErrorKind::PosOverflow => format!("'{}' is too large", shown(s)),
+        _ => format!("'{}' is not a whole number", shown(s)),
+    })
+}
+
+/// `s` as quoted in an error message: its first 40 characters, so that a long input does not
+/// flood the one line.
+pub fn shown(s: &str) -> String {
+    const MAX: usize = 40;
+    match s.char_indices().nth(MAX) {
+        Some((end, _)) => format!("{}…", &s[..end]),
+        None => s.to_string(),
     }
 }
 
 /// Parses a board size: an integer in 1..=32.
 pub fn parse_n(s: &str) -> Result<u32, String> {
-    let n: u64 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}' is not a board size (a whole number from 1 to 32)"))?;
+    let n: u64 = s.trim().parse().map_err(|_| {
+        format!(
+            "'{}' is not a board size (a whole number from 1 to 32)",
+            shown(s)
+        )
+    })?;
     nqueens::job::check_n(n).map_err(|e| e.to_string())
+}
+
+/// Reads standard input whole as UTF-8 text. More than `max` bytes, or bytes that are not
+/// UTF-8, are a usage error: such input is not `what`.
+pub fn read_stdin(max: u64, what: &str) -> Result<String> {
+    use anyhow::Context;
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .take(max + 1)
+        .read_to_end(&mut bytes)
+        .context("could not read standard input")?;
+    if bytes.len() as u64 > max {
+        return Err(UsageError(format!(
+            "standard input is larger than {} KiB; this is not {what}",
+            max >> 10
+        ))
+        .into());
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| {
+            UsageError(format!(
+                "standard input is not UTF-8 text; this is not {what}"
+            ))
+        })
+        .map_err(Into::into)
 }
 
 /// The default thread count: every logical core.

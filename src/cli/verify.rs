@@ -13,10 +13,10 @@ use std::process::ExitCode;
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
     /// Largest N to check, 1 to 27 [default: 16, about a second on two cores with d4].
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, hide_default_value = true, allow_negative_numbers = true, value_parser = super::whole::<u32>)]
     max: u32,
     /// Worker threads [default: all logical cores].
-    #[arg(short, long, value_parser = parse_threads)]
+    #[arg(short, long, value_parser = parse_threads, allow_negative_numbers = true)]
     threads: Option<usize>,
     /// Check the number of solutions distinct up to symmetry too.
     #[arg(long)]

@@ -83,6 +83,13 @@ pub fn write_solutions<W: Write>(
     if opts.threads == 0 {
         return Err(Error::ZeroThreads.into());
     }
+    if opts.threads > crate::engine::MAX_THREADS {
+        return Err(Error::TooManyThreads {
+            threads: opts.threads,
+            max: crate::engine::MAX_THREADS,
+        }
+        .into());
+    }
     super::check_listing(job)?;
     let format = opts.format.format();
     crate::format::check_size(format.as_ref(), opts.format.name(), u64::from(job.n()))?;

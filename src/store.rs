@@ -118,6 +118,17 @@ pub enum StoreError {
         /// What is wrong.
         reason: String,
     },
+    /// The file is the other kind of file this program writes (a shard result given as a
+    /// checkpoint, or the reverse).
+    #[error("{} is a {found}, not a {expected}; it was left untouched", path.display())]
+    WrongKind {
+        /// The file.
+        path: PathBuf,
+        /// What it is.
+        found: &'static str,
+        /// What was expected.
+        expected: String,
+    },
     /// The file is intact but belongs to another job.
     #[error("{} belongs to another job ({reason}); it was left untouched", path.display())]
     Foreign {
@@ -241,8 +252,25 @@ where
         path: path.to_path_buf(),
         reason,
     };
-    let mut value: T =
-        serde_json::from_slice(bytes).map_err(|e| corrupt(format!("not a valid {kind}: {e}")))?;
+    let mut value: T = serde_json::from_slice(bytes).map_err(|e| {
+        // The other kind of file of this program, given in the wrong place, is named as such.
+        let format = serde_json::from_slice::<serde_json::Value>(bytes)
+            .ok()
+            .and_then(|v| Some(v.get("format")?.as_str()?.to_owned()));
+        let other = match format.as_deref() {
+            Some(crate::checkpoint::FORMAT) => Some("checkpoint (made by --checkpoint)"),
+            Some(crate::shard::FORMAT) => Some("shard result file (made by --shard or --out)"),
+            _ => None,
+        };
+        match other {
+            Some(found) if !found.starts_with(kind) => StoreError::WrongKind {
+                path: path.to_path_buf(),
+                found,
+                expected: kind.to_string(),
+            },
+            _ => corrupt(format!("not a valid {kind}: {e}")),
+        }
+    })?;
     let stored = std::mem::take(checksum_field(&mut value));
     let body = serde_json::to_vec(&value).map_err(|e| corrupt(e.to_string()))?;
     if checksum(&body) != stored {

@@ -167,6 +167,13 @@ fn bad_input_is_one_line_and_exit_2() {
         "too large",
     );
     usage_error(&["8"], None, "run `nqueens count 8`");
+    // Options that would silently do nothing.
+    usage_error(
+        &["count", "8", "--checkpoint-every", "5"],
+        None,
+        "--checkpoint <FILE>",
+    );
+    usage_error(&["count", "8", "--progress-every", "5"], None, "--progress");
     usage_error(
         &["count", "8", "--split-depth", "0"],
         None,

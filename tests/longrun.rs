@@ -247,6 +247,21 @@ fn damaged_and_foreign_checkpoints_are_refused_and_left_untouched() {
         &ckpt,
         "a shard",
     );
+    // The other kind of file, each named as what it is.
+    let result = dir.path().join("result.json");
+    let r = result.to_str().unwrap();
+    nq().args(["count", "10", "--shard", "0/2", "--out", r])
+        .assert()
+        .success();
+    let shard_args = ["count", "10", "--shard", "0/2", "--checkpoint", r];
+    assert_refused(&shard_args, &result, "a shard result as checkpoint");
+    nq().args(shard_args)
+        .assert()
+        .stderr(predicate::str::contains("is a shard result file"));
+    nq().args(["merge", c])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a checkpoint").and(predicate::str::contains(c)));
     // A checkpoint that cannot be written fails at once, as a failure (1), not bad input.
     let nowhere = dir.path().join("no/such/dir/c.json");
     nq().args(["count", "10", "--checkpoint", nowhere.to_str().unwrap()])

@@ -36,13 +36,13 @@ pub struct LongRunArgs {
     #[arg(long, value_name = "FILE")]
     checkpoint: Option<PathBuf>,
     /// Save the checkpoint at least every SECS seconds (fractions allowed).
-    #[arg(long, value_name = "SECS", default_value = "60", value_parser = parse_secs)]
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = parse_secs, requires = "checkpoint")]
     checkpoint_every: Duration,
     /// Show progress on stderr even when it is not a terminal: a line every --progress-every.
     #[arg(long)]
     progress: bool,
     /// Seconds between progress lines when stderr is not a terminal.
-    #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_secs)]
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_secs, requires = "progress")]
     progress_every: Duration,
     /// No progress and no notes on stderr.
     #[arg(short, long, conflicts_with = "progress")]

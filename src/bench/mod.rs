@@ -464,6 +464,12 @@ pub fn run(
             let t = engine.threads();
             for k in settings.depths(n, t, method) {
                 let plan = Arc::new(Plan::new(job(n, k, Some(method))?));
+                if plan.method() != method && settings.methods.contains(&plan.method()) {
+                    // The method falls back to another one measured anyway (d4 is mirror at
+                    // N = 1): its row would repeat that method's row under the same name.
+                    (0..settings.repeat).for_each(|_| progress.run_done());
+                    continue;
+                }
                 let config = format!("engine, {method}, {t} threads, split depth {k}");
                 let mut s = Samples::default();
                 for r in 1..=settings.repeat {
@@ -817,6 +823,38 @@ mod tests {
         }
         let n = n as usize;
         (0..n.div_ceil(2)).map(|c| below(n, &mut vec![c])).sum()
+    }
+
+    #[test]
+    fn a_method_that_falls_back_to_another_measured_one_has_no_row_of_its_own() {
+        // At N = 1 d4 runs as mirror: one mirror row per thread count, each scaled against
+        // the mirror 1-thread row.
+        let settings = Settings {
+            n_min: 1,
+            n_max: 2,
+            ..small()
+        };
+        let report = run(
+            &settings,
+            Machine::detect("test".into()),
+            &published,
+            &mut NoProgress,
+        )
+        .unwrap();
+        let n1: Vec<(&str, usize)> = report
+            .rows
+            .iter()
+            .filter(|r| r.n == 1)
+            .map(|r| (r.method.as_str(), r.threads))
+            .collect();
+        assert_eq!(n1, [("mirror", 1), ("mirror", 1), ("mirror", 2)]);
+        let n2: Vec<&str> = report
+            .rows
+            .iter()
+            .filter(|r| r.n == 2)
+            .map(|r| r.method.as_str())
+            .collect();
+        assert_eq!(n2, ["mirror", "d4", "d4", "mirror", "mirror"]);
     }
 
     #[test]

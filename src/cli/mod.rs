@@ -47,11 +47,12 @@ pub fn run() -> Result<ExitCode> {
                     .nth(1)
                     .is_some_and(|a| a.trim().parse::<u64>().is_ok()) =>
         {
+            // A number (the test above), so short enough to quote whole.
             let n = std::env::args().nth(1).unwrap_or_default();
+            let n = n.trim();
             return Err(UsageError(format!(
-                "'{}' is not a subcommand; to count, run `nqueens count {n}` or `echo {n} | nqueens` \
-                 (see nqueens --help)",
-                shown(&n)
+                "'{n}' is not a subcommand; to count, run `nqueens count {n}` or `echo {n} | nqueens` \
+                 (see nqueens --help)"
             ))
             .into());
         }

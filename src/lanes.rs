@@ -66,14 +66,22 @@ impl Kernel {
         Kernel::ALL.into_iter().find(|k| k.name() == name)
     }
 
-    /// Whether this processor can run it.
+    /// Whether this processor can run it: it has every feature the kernel is compiled for
+    /// (the `target_feature` lists in `x86`), not only the vector width. A virtual machine may
+    /// offer AVX2 and hide BMI1, for instance.
     pub fn available(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        let scalar = || {
+            std::arch::is_x86_feature_detected!("popcnt")
+                && std::arch::is_x86_feature_detected!("bmi1")
+                && std::arch::is_x86_feature_detected!("lzcnt")
+        };
         match self {
             Kernel::Dfs => true,
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            Kernel::Avx2 => std::arch::is_x86_feature_detected!("avx2") && scalar(),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
+            Kernel::Avx512 => std::arch::is_x86_feature_detected!("avx512f") && scalar(),
             #[cfg(not(target_arch = "x86_64"))]
             _ => false,
         }
@@ -324,8 +332,14 @@ const MAX_LANES: usize = 16;
 const CAP: usize = 3 * MAX_LANES;
 /// Searches that take turns (see [`run`]).
 const WAYS: usize = 4;
+/// The fewest lanes of any [`Vector`] (AVX2).
+const MIN_LANES: usize = 8;
+// The first row's squares are dealt to the searches in turn: each gets at most
+// `MAX_N / WAYS` of them, which must stay under two registers like every row (see [`CAP`]).
+const _: () = assert!((MAX_N as usize).div_ceil(WAYS) < 2 * MIN_LANES);
 /// History: the column of a queen takes five bits, six rows to a word, five words for the most
-/// rows a search places (`MAX_N - 2`: the first row and the last two are not recorded).
+/// rows a search records (`MAX_N - 2`: every row but the last two, which are settled without
+/// being placed one by one).
 const BITS_PER_ROW: usize = 5;
 const ROWS_PER_WORD: usize = 6;
 const MAX_WORDS: usize = 5;
@@ -667,7 +681,7 @@ mod x86 {
     /// [`super::count`] on sixteen AVX-512 lanes.
     ///
     /// # Safety
-    /// The processor must support AVX-512F.
+    /// The processor must have the features above ([`super::Kernel::available`]).
     #[target_feature(enable = "avx512f,popcnt,bmi1,lzcnt")]
     pub(super) unsafe fn count_avx512(n: u32, first: u32, m: Masks, rows: &Rows, c: &mut Count) {
         with_searches(&COUNTING, |s| run::<Zmm, _, 4>(s, n, first, m, rows, c));
@@ -676,7 +690,7 @@ mod x86 {
     /// [`super::count`] on eight AVX2 lanes.
     ///
     /// # Safety
-    /// The processor must support AVX2.
+    /// The processor must have the features above ([`super::Kernel::available`]).
     #[target_feature(enable = "avx2,popcnt,bmi1,lzcnt")]
     pub(super) unsafe fn count_avx2(n: u32, first: u32, m: Masks, rows: &Rows, c: &mut Count) {
         with_searches(&COUNTING, |s| run::<Ymm, _, 4>(s, n, first, m, rows, c));
@@ -685,7 +699,7 @@ mod x86 {
     /// [`super::visit`] on sixteen AVX-512 lanes.
     ///
     /// # Safety
-    /// The processor must support AVX-512F.
+    /// The processor must have the features above ([`super::Kernel::available`]).
     #[target_feature(enable = "avx512f,popcnt,bmi1,lzcnt")]
     pub(super) unsafe fn visit_avx512<S: Sink>(
         n: u32,
@@ -700,7 +714,7 @@ mod x86 {
     /// [`super::visit`] on eight AVX2 lanes.
     ///
     /// # Safety
-    /// The processor must support AVX2.
+    /// The processor must have the features above ([`super::Kernel::available`]).
     #[target_feature(enable = "avx2,popcnt,bmi1,lzcnt")]
     pub(super) unsafe fn visit_avx2<S: Sink>(
         n: u32,
@@ -714,6 +728,10 @@ mod x86 {
 
     #[derive(Clone, Copy)]
     struct Zmm(__m512i);
+
+    // The buffer sizes assume every vector's lanes lie between these bounds.
+    const _: () = assert!(Zmm::LANES <= super::MAX_LANES && Ymm::LANES <= super::MAX_LANES);
+    const _: () = assert!(Zmm::LANES >= super::MIN_LANES && Ymm::LANES >= super::MIN_LANES);
 
     impl Vector for Zmm {
         const LANES: usize = 16;
@@ -1009,6 +1027,81 @@ mod tests {
                 prop_assert_eq!(&solutions(k), &want, "{:?}", k);
             }
         }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Boards up to 32 columns, kept small by sparse rows: each row allows a known
+        /// solution's square and a few random ones (some rows all squares, as many as 32 roots
+        /// to deal), with random deadlines; counts and visited solutions as the depth-first
+        /// search finds them, on every kernel, with and without the small-tree cut-over.
+        #[test]
+        fn kernels_agree_on_large_sparse_boards(
+            n in 16u32..=32,
+            extra in proptest::collection::vec(any::<u32>(), 32),
+            density in 0u32..3,
+            open_rows in proptest::collection::vec(0usize..32, 0..3),
+            first in 0u32..5,
+            dead_row in 0usize..40,
+            dead_cols in any::<u32>(),
+        ) {
+            let full = full_mask(n);
+            let c = crate::solutions::construct(u64::from(n)).unwrap().unwrap();
+            let mut allow = [0u32; 32];
+            for r in 0..n as usize {
+                // Random squares: a quarter of the row down to a sixteenth (`extra` ANDed).
+                let thin = (0..=density).fold(extra[r], |x, i| x & extra[(r + 7 * i as usize + 5) % 32]);
+                allow[r] = (1 << c.column(r as u64) | thin) & full;
+            }
+            for &r in open_rows.iter().filter(|&&r| r < n as usize) {
+                allow[r] = full;
+            }
+            // The deadline asks for some of the columns the known solution has taken by then,
+            // so that it, and others like it, survive.
+            let taken = (0..=dead_row.min(n as usize - 1)).fold(0, |t, r| t | 1 << c.column(r as u64));
+            let rows = Rows { allow, deadline: (dead_row, dead_cols & taken) };
+            // The prefix: the known solution's first queens.
+            let m = (0..u64::from(first)).fold(Masks::EMPTY, |m, r| m.place(1 << c.column(r)));
+            prop_assume!(small(n, first as usize, m, &rows, &mut 1_000_000));
+            let solutions = |k, min_rows| {
+                let mut all = Vec::new();
+                visit_from(min_rows, k, n, first, m, &rows, |tail| all.push(tail.to_vec()));
+                all.sort();
+                all
+            };
+            let want = solutions(Kernel::Dfs, 0);
+            for k in kernels() {
+                for min_rows in [0, MIN_ROWS] {
+                    prop_assert_eq!(
+                        count_from(min_rows, k, n, first, m, &rows),
+                        want.len() as u64,
+                        "{:?}", k
+                    );
+                    prop_assert_eq!(&solutions(k, min_rows), &want, "{:?}", k);
+                }
+            }
+        }
+    }
+
+    /// Whether the tree below row `row` (deadline aside) has at most `budget` nodes: the
+    /// random boards above are kept to those, so that every case is quick.
+    fn small(n: u32, row: usize, m: Masks, rows: &Rows, budget: &mut u64) -> bool {
+        if row == n as usize {
+            return true;
+        }
+        let mut free = m.free(full_mask(n)) & rows.allow[row];
+        while free != 0 {
+            if *budget == 0 {
+                return false;
+            }
+            *budget -= 1;
+            let bit = free & free.wrapping_neg();
+            free &= free - 1;
+            if !small(n, row + 1, m.place(bit), rows, budget) {
+                return false;
+            }
+        }
+        true
     }
 
     #[test]

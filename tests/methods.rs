@@ -219,6 +219,64 @@ proptest! {
     }
 }
 
+/// Pre-placed queens on large boards, with enough of them that the count is quick but enough
+/// rows left open (at least 10 below the units) that the lane kernels search them: every
+/// method, depth and kernel agrees with the plain depth-first count, which finds at least the
+/// solution the queens were taken from.
+#[test]
+fn placed_queens_on_large_boards_on_every_kernel() {
+    for n in [16u32, 21, 27, 32] {
+        let c = nqueens::solutions::construct(u64::from(n))
+            .unwrap()
+            .unwrap();
+        // Rows 0..=2 and the last 12 stay open.
+        let queens: Vec<Queen> = (3..n - 12)
+            .map(|row| Queen {
+                row,
+                col: c.column(u64::from(row)) as u32,
+            })
+            .collect();
+        let base = Job::new(n)
+            .unwrap()
+            .with_placed(&queens)
+            .unwrap()
+            .with_unique(true);
+        let reference = Engine::new(2)
+            .unwrap()
+            .with_kernel(Kernel::Dfs)
+            .unwrap()
+            .count(
+                &base
+                    .clone()
+                    .with_method(Method::Plain)
+                    .with_split_depth(1)
+                    .unwrap(),
+            )
+            .counts;
+        assert!(reference.total >= 1 && reference.unique >= 1, "n = {n}");
+        for method in Method::ALL {
+            for depth in 1..=4 {
+                let job = base
+                    .clone()
+                    .with_method(method)
+                    .with_split_depth(depth)
+                    .unwrap();
+                for kernel in kernels() {
+                    let got = Engine::new(2)
+                        .unwrap()
+                        .with_kernel(kernel)
+                        .unwrap()
+                        .count(&job);
+                    assert_eq!(
+                        got.counts, reference,
+                        "n = {n}, {method}, depth {depth}, {kernel}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// A placement that all eight symmetries map to itself (the centre of an odd board, alone or
 /// with a symmetric ring) keeps the d4 method; any other makes it fall back.
 #[test]

@@ -364,6 +364,107 @@ mod tests {
         }
     }
 
+    /// A solution within `allow` found depth first, each row's squares tried in an order
+    /// turned by `turn[row]`, within `budget` nodes.
+    fn solution_in(
+        n: u32,
+        m: Masks,
+        allow: &[u32; 32],
+        turn: &[u32],
+        s: &mut Vec<u8>,
+        budget: &mut u32,
+    ) -> bool {
+        let row = s.len();
+        if row == n as usize {
+            return true;
+        }
+        let free = m.free(full_mask(n)) & allow[row];
+        for i in 0..n {
+            let col = (i + turn[row]) % n;
+            if free >> col & 1 == 0 || *budget == 0 {
+                continue;
+            }
+            *budget -= 1;
+            s.push(col as u8);
+            if solution_in(n, m.place(1 << col), allow, turn, s, budget) {
+                return true;
+            }
+            s.pop();
+        }
+        false
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(40))]
+        /// On any squares allowed (not only symmetric ones), the units add up to one (class
+        /// size, 1) per canonical solution within them, classified independently by
+        /// `symmetry::orbit`: the corner and side masks, the clean and tied parts and their
+        /// weights are right at any N, not only where the published table can check them. The
+        /// boards are sparse rows around a canonical solution drawn in a chosen branch (corner,
+        /// any, or a side branch with each kind of tie), often one of its images (which the
+        /// search may find and must not count), and random squares.
+        #[test]
+        fn units_add_up_to_the_canonical_solutions_allowed(
+            n in 10u32..=28,
+            kind in 0u32..5,
+            bound in proptest::prelude::any::<u32>(),
+            turn in proptest::collection::vec(proptest::prelude::any::<u32>(), 32),
+            g in 0usize..8,
+            image in proptest::prelude::any::<bool>(),
+            extra in proptest::collection::vec(proptest::prelude::any::<u32>(), 32),
+        ) {
+            let (m, full) = (n - 1, full_mask(n));
+            let mut t = [full; 32];
+            match kind {
+                0 => t[0] = 1,
+                1 => {}
+                tie => {
+                    let a = 1 + bound % ((m - 1) / 2);
+                    let b = Branch::Side { bound: a }.rows(n, &unconstrained(n));
+                    t = b.allow;
+                    match tie {
+                        2 => t[a as usize] = 1 << m,
+                        3 => t[(m - a) as usize] = 1,
+                        _ => t[m as usize] = 1 << (m - a),
+                    }
+                }
+            }
+            let mut found = Vec::new();
+            proptest::prop_assume!(solution_in(n, Masks::EMPTY, &t, &turn, &mut found, &mut 200_000));
+            let mut s = [0u8; 32];
+            symmetry::canonical(&found, &mut s);
+            let mut img = [0u8; 32];
+            symmetry::Symmetry::ALL[g].apply(&s[..n as usize], &mut img);
+            let mut allow = [0u32; 32];
+            for r in 0..n as usize {
+                let image = if image { 1 << img[r] } else { 0 };
+                let random = extra[r] & extra[(r + 11) % 32] & extra[(r + 19) % 32];
+                allow[r] = (1 << s[r] | image | random) & full;
+            }
+            let rows = Rows { allow, deadline: (MAX_N as usize, 0) };
+            proptest::prop_assume!(crate::lanes::tests::small(n, 0, Masks::EMPTY, &rows, &mut 1_000_000));
+            let mut want = Counts::default();
+            let mut cols = [0u8; 32];
+            let _ = crate::kernel::visit(n, 0, Masks::EMPTY, &allow, &mut cols, |sol| {
+                let o = symmetry::orbit(sol);
+                if o.canonical {
+                    want += Counts { total: u128::from(o.size), unique: 1 };
+                }
+                std::ops::ControlFlow::Continue(())
+            });
+            proptest::prop_assert!(want.unique >= 1);
+            for depth in 1..=4 {
+                for kernel in Kernel::ALL.into_iter().filter(|k| k.available()) {
+                    let mut got = Counts::default();
+                    for u in enumerate(n, depth, &allow) {
+                        got += evaluate(n, &u, &allow, kernel);
+                    }
+                    proptest::prop_assert_eq!(got, want, "depth {}, {}", depth, kernel);
+                }
+            }
+        }
+    }
+
     #[test]
     fn units_are_lexicographic_with_stable_indices() {
         let all = unconstrained(10);

@@ -923,7 +923,7 @@ mod x86 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::kernel::unconstrained;
     use proptest::prelude::*;
@@ -1085,7 +1085,7 @@ mod tests {
 
     /// Whether the tree below row `row` (deadline aside) has at most `budget` nodes: the
     /// random boards above are kept to those, so that every case is quick.
-    fn small(n: u32, row: usize, m: Masks, rows: &Rows, budget: &mut u64) -> bool {
+    pub(crate) fn small(n: u32, row: usize, m: Masks, rows: &Rows, budget: &mut u64) -> bool {
         if row == n as usize {
             return true;
         }

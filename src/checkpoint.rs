@@ -104,10 +104,13 @@ impl Checkpoint {
             path: path.to_path_buf(),
             reason,
         };
-        let file: CheckpointFile =
-            store::parse_checked(path, bytes, "checkpoint", |f: &mut CheckpointFile| {
-                &mut f.checksum
-            })?;
+        let file: CheckpointFile = store::parse_checked(
+            path,
+            bytes,
+            "checkpoint",
+            FORMAT,
+            |f: &mut CheckpointFile| &mut f.checksum,
+        )?;
         if file.format != FORMAT {
             return Err(corrupt(format!("not a checkpoint but '{}'", file.format)));
         }

@@ -185,7 +185,7 @@ impl ShardResult {
     /// Parses shard-file content read from `path`.
     pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<ShardResult, StoreError> {
         let r: ShardResult =
-            store::parse_checked(path, bytes, "shard file", |r: &mut ShardResult| {
+            store::parse_checked(path, bytes, "shard file", FORMAT, |r: &mut ShardResult| {
                 &mut r.checksum
             })?;
         let corrupt = |reason: String| StoreError::Corrupt {

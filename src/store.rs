@@ -238,11 +238,13 @@ pub(crate) fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
 }
 
 /// Parses `bytes` as JSON of type `T` with the checksum of its content checked: the JSON of the
-/// value with its `checksum_field` blanked must hash to the stored checksum.
+/// value with its `checksum_field` blanked must hash to the stored checksum. `kind` names the
+/// file in messages; `expected_format` is the value of its `format` field.
 pub(crate) fn parse_checked<T>(
     path: &Path,
     bytes: &[u8],
     kind: &str,
+    expected_format: &str,
     checksum_field: impl Fn(&mut T) -> &mut String,
 ) -> Result<T, StoreError>
 where
@@ -258,12 +260,13 @@ where
             .ok()
             .and_then(|v| Some(v.get("format")?.as_str()?.to_owned()));
         let other = match format.as_deref() {
+            Some(f) if f == expected_format => None,
             Some(crate::checkpoint::FORMAT) => Some("checkpoint (made by --checkpoint)"),
             Some(crate::shard::FORMAT) => Some("shard result file (made by --shard or --out)"),
             _ => None,
         };
         match other {
-            Some(found) if !found.starts_with(kind) => StoreError::WrongKind {
+            Some(found) => StoreError::WrongKind {
                 path: path.to_path_buf(),
                 found,
                 expected: kind.to_string(),

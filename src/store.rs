@@ -193,12 +193,17 @@ pub fn check_writable(path: &Path) -> Result<(), StoreError> {
         })
 }
 
-/// A new temporary file in the directory of `path` (which it returns too), named after it.
-fn temp_beside(path: &Path) -> io::Result<(&Path, tempfile::NamedTempFile)> {
-    let dir = match path.parent() {
+/// The directory a file `path` lies in: its parent, or `.` for a bare file name.
+pub fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
-    };
+    }
+}
+
+/// A new temporary file in the directory of `path` (which it returns too), named after it.
+fn temp_beside(path: &Path) -> io::Result<(&Path, tempfile::NamedTempFile)> {
+    let dir = dir_of(path);
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

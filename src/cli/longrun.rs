@@ -272,11 +272,7 @@ pub fn run(
 fn same_file(a: &Path, b: &Path) -> bool {
     // The directory resolved (links, `..`), the file name as given.
     let resolve = |p: &Path| -> Option<PathBuf> {
-        let dir = match p.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        Some(dir.canonicalize().ok()?.join(p.file_name()?))
+        Some(store::dir_of(p).canonicalize().ok()?.join(p.file_name()?))
     };
     match (resolve(a), resolve(b)) {
         (Some(x), Some(y)) => x == y,

@@ -4,7 +4,7 @@
 //! rows count the total and the unique solutions; the others only the total.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use nqueens::lanes::Kernel;
+use nqueens::Kernel;
 use nqueens::{known, serial_count, Engine, Job, Method, NoObserver, Plan, RunOptions};
 use std::sync::Arc;
 use std::time::Duration;

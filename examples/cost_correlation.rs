@@ -5,8 +5,8 @@
 //! 8-way shard assignment by the estimate really has (max shard nodes / mean shard nodes).
 //! For N > 18 it only times the estimate.
 
-use nqueens::cost::estimate_unit_with;
-use nqueens::engine::evaluate_nodes;
+use nqueens::plan::cost::estimate_unit_with;
+use nqueens::plan::evaluate_nodes;
 use nqueens::{Job, Plan};
 use std::time::Instant;
 
@@ -48,7 +48,7 @@ fn main() {
     if n > 18 {
         // Too big to count here: only time the estimate.
         let t = Instant::now();
-        let est = nqueens::cost::estimate(&plan);
+        let est = nqueens::plan::cost::estimate(&plan);
         println!(
             "N = {n}, depth {depth}: {} units estimated in {:.1} ms",
             est.len(),
@@ -67,7 +67,7 @@ fn main() {
         plan.method()
     );
     let t = Instant::now();
-    let est = nqueens::cost::estimate(&plan);
+    let est = nqueens::plan::cost::estimate(&plan);
     println!(
         "estimate of all units: {:.1} ms",
         t.elapsed().as_secs_f64() * 1e3
@@ -77,7 +77,10 @@ fn main() {
         .collect();
     for (name, parts) in [
         ("round-robin by index", by_index),
-        ("by estimate (LPT)", nqueens::shard::assign(&est, shards)),
+        (
+            "by estimate (LPT)",
+            nqueens::longrun::shard::assign(&est, shards),
+        ),
     ] {
         let loads: Vec<f64> = parts
             .iter()
@@ -88,7 +91,7 @@ fn main() {
         println!(
             "{shards} shards {name}: real max/mean {:.3}, estimated imbalance {:.3}",
             max / mean,
-            nqueens::shard::imbalance(&est, &parts) + 1.0
+            nqueens::longrun::shard::imbalance(&est, &parts) + 1.0
         );
     }
     for h in 1..=4 {
@@ -104,7 +107,7 @@ fn main() {
             .iter()
             .map(|&e| (e / max * 1e12).max(1.0) as u64)
             .collect();
-        let assign = nqueens::shard::assign(&est, shards);
+        let assign = nqueens::longrun::shard::assign(&est, shards);
         let mut load = vec![0.0; shards as usize];
         for (s, units) in assign.iter().enumerate() {
             load[s] = units.iter().map(|&i| real[i as usize]).sum();
@@ -113,7 +116,7 @@ fn main() {
         let max = load.iter().cloned().fold(0.0, f64::max);
         println!(
             "horizon {h}{}: spearman {:.3}, pearson {:.3}, {shards}-shard real imbalance {:.3}, estimate took {:.1} ms",
-            if h == nqueens::cost::horizon(depth) { " (used)" } else { "" },
+            if h == nqueens::plan::cost::horizon(depth) { " (used)" } else { "" },
             pearson(&ranks(&estf), &ranks(&real)),
             pearson(&estf, &real),
             max / mean,

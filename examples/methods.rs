@@ -3,9 +3,9 @@
 //! `cargo run --release --example methods -- 16 17` (N values; `NQUEENS_REPS` runs each, default 3).
 //! Prints one line per measurement: the median wall time of the repetitions.
 
-use nqueens::engine::evaluate_nodes;
 use nqueens::engine::UnitTiming;
-use nqueens::lanes::Kernel;
+use nqueens::plan::evaluate_nodes;
+use nqueens::Kernel;
 use nqueens::{
     known, serial_count, Counts, Engine, Job, Method, NoObserver, Observer, Plan, RunOptions, Unit,
 };

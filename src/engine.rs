@@ -5,103 +5,16 @@
 //! over a channel to the calling thread, which sums the counts and feeds the [`Observer`] (progress
 //! bars, checkpoints): all I/O stays on the calling thread, none in the workers.
 
-use crate::d4::search::Rows;
 use crate::error::{Error, Result};
-use crate::job::{Job, Method};
-use crate::kernel::{self, Masks, MAX_N};
-use crate::lanes::{self, Kernel};
-use crate::symmetry;
-use crate::units::{Plan, Unit};
+use crate::plan::{check_threads, evaluate_on, Job, Method, Plan};
+use crate::search::dfs::{self, Masks};
+use crate::search::{Counts, Kernel, Unit};
 use crossbeam::channel;
 use crossbeam::utils::CachePadded;
-use std::ops::{AddAssign, ControlFlow};
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Solution counts of a unit or of a whole job.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Counts {
-    /// All solutions (OEIS A000170 for a whole unconstrained job).
-    pub total: u128,
-    /// Solutions distinct up to rotation and reflection, when the job asks for them (A002562).
-    pub unique: u128,
-}
-
-impl AddAssign for Counts {
-    fn add_assign(&mut self, o: Counts) {
-        // u128 cannot overflow here: a(32) is far below 2^128. Checked anyway: never wrap.
-        self.total = self
-            .total
-            .checked_add(o.total)
-            .expect("solution count overflowed u128");
-        self.unique = self
-            .unique
-            .checked_add(o.unique)
-            .expect("solution count overflowed u128");
-    }
-}
-
-/// Counts the solutions of one unit on the fastest kernel of this processor.
-pub fn evaluate(plan: &Plan, unit: &Unit) -> Counts {
-    evaluate_on(plan, unit, Kernel::best())
-}
-
-/// Counts the solutions of one unit on `kernel` (the depth-first search if this processor
-/// cannot run it). Every kernel gives the same counts.
-pub fn evaluate_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Counts {
-    let n = plan.job().n();
-    let depth = u32::from(unit.depth);
-    let weight = u128::from(unit.weight);
-    let allow = plan
-        .allowed()
-        .copied()
-        .unwrap_or_else(|| kernel::unconstrained(n));
-    if plan.method() == Method::D4 {
-        let c = crate::d4::evaluate(n, unit, &allow, kernel);
-        // Unique counts come for free; reported only when asked for, like the other methods.
-        return Counts {
-            total: c.total,
-            unique: if plan.job().unique() { c.unique } else { 0 },
-        };
-    }
-    // The lane kernels need three rows below the prefix; shallower units are tiny.
-    let on_lanes = depth + 3 <= n;
-    let rows = Rows::allowing(allow);
-    if !plan.job().unique() {
-        let found = if on_lanes {
-            lanes::count(kernel, n, depth, unit.masks, &rows)
-        } else {
-            kernel::count_constrained(n, depth, unit.masks, &allow)
-        };
-        return Counts {
-            total: u128::from(found) * weight,
-            unique: 0,
-        };
-    }
-    // Unique counts by classification: every solution is checked for being the smallest of its
-    // class. The smallest member s of a class satisfies s <= mirror(s), so its prefix is one the
-    // mirror method keeps: counting canonical solutions over the kept units counts each class once.
-    let mut cols = [0u8; MAX_N as usize];
-    cols[..unit.depth as usize].copy_from_slice(unit.prefix());
-    let mut counts = Counts::default();
-    let mut found = |s: &[u8]| {
-        counts.total += weight;
-        counts.unique += u128::from(symmetry::is_canonical(s));
-    };
-    if on_lanes {
-        lanes::visit(kernel, n, depth, unit.masks, &rows, |tail| {
-            cols[depth as usize..n as usize].copy_from_slice(tail);
-            found(&cols[..n as usize]);
-        });
-    } else {
-        let _ = kernel::visit(n, depth, unit.masks, &allow, &mut cols, |s| {
-            found(s);
-            ControlFlow::Continue(())
-        });
-    }
-    counts
-}
 
 /// When and where a unit ran: for load-balance reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,20 +29,6 @@ pub struct UnitTiming {
 
 /// One finished unit, as sent from a worker to the calling thread.
 type Done = (u32, Counts, UnitTiming);
-
-/// The number of search nodes (queens placed, prefix excluded) the search of `unit` visits: an
-/// instrumented walk of the same tree as [`evaluate`], kept apart so the real kernel pays nothing.
-pub fn evaluate_nodes(plan: &Plan, unit: &Unit) -> u64 {
-    let n = plan.job().n();
-    let rows = plan
-        .allowed()
-        .copied()
-        .unwrap_or_else(|| kernel::unconstrained(n));
-    if plan.method() == Method::D4 {
-        return crate::d4::nodes(n, unit, &rows);
-    }
-    kernel::count_nodes(n, u32::from(unit.depth), unit.masks, &rows)
-}
 
 /// Receives the engine's events on the calling thread.
 pub trait Observer {
@@ -182,11 +81,6 @@ pub struct Outcome {
     pub elapsed: Duration,
 }
 
-/// The most worker threads an engine takes: more than the logical cores of any machine this
-/// runs on, and few enough that a mistyped count fails at once instead of spending minutes
-/// starting threads.
-pub const MAX_THREADS: usize = 1024;
-
 /// A pool of worker threads that runs plans.
 pub struct Engine {
     pool: rayon::ThreadPool,
@@ -197,15 +91,7 @@ pub struct Engine {
 impl Engine {
     /// An engine with `threads` workers (1 to [`MAX_THREADS`]).
     pub fn new(threads: usize) -> Result<Engine> {
-        if threads == 0 {
-            return Err(Error::ZeroThreads);
-        }
-        if threads > MAX_THREADS {
-            return Err(Error::TooManyThreads {
-                threads,
-                max: MAX_THREADS,
-            });
-        }
+        check_threads(threads)?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("nqueens-worker-{i}"))
@@ -378,19 +264,21 @@ impl Engine {
     }
 }
 
+pub use crate::plan::MAX_THREADS;
+
 /// The single-threaded reference solver: one bitmask search over the whole board with mirror
 /// halving (first-row queen in the left half, counted twice; for odd N the middle column once).
 /// It uses no work units and no threads; the parallel engine is measured against it.
 pub fn serial_count(n: u32) -> Result<u128> {
-    let n = crate::job::check_n(u64::from(n))?;
+    let n = crate::plan::check_n(u64::from(n))?;
     let mut total: u128 = 0;
     for col in 0..n / 2 {
         let m = Masks::EMPTY.place(1 << col);
-        total += 2 * u128::from(kernel::count(n, n - 1, m));
+        total += 2 * u128::from(dfs::count(n, n - 1, m));
     }
     if n % 2 == 1 {
         let m = Masks::EMPTY.place(1 << (n / 2));
-        total += u128::from(kernel::count(n, n - 1, m));
+        total += u128::from(dfs::count(n, n - 1, m));
     }
     Ok(total)
 }
@@ -398,6 +286,7 @@ pub fn serial_count(n: u32) -> Result<u128> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::evaluate;
 
     #[test]
     fn serial_matches_small_table() {

@@ -28,7 +28,7 @@ pub enum Error {
     /// A thread count of zero.
     #[error("the thread count must be at least 1")]
     ZeroThreads,
-    /// More threads than any machine needs (see [`crate::engine::MAX_THREADS`]): a typo, which
+    /// More threads than any machine needs (see [`crate::MAX_THREADS`]): a typo, which
     /// would otherwise spend minutes creating threads.
     #[error("the thread count must be at most {max}, got {threads}")]
     TooManyThreads {

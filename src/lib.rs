@@ -3,13 +3,15 @@
 //! Exact counts and enumerations of the solutions of the N-Queens problem: place N queens on an
 //! N×N board so that no two attack each other (OEIS A000170; distinct up to symmetry, A002562).
 //!
-//! A count flows through four pieces: a validated [`Job`], its deterministic list of work units
-//! ([`Plan`]), the [`Engine`] that runs the bitmask [`kernel`] on every unit over a rayon pool,
-//! and the [`Counts`] summed in `u128`, so no total can wrap.
+//! A count flows down through four rooms: a validated [`Job`] and its deterministic list of work
+//! units ([`plan`]), the [`Engine`] that runs a search on every unit over a rayon pool and sums
+//! the [`Counts`] in `u128` (so no total can wrap), the searches themselves (private; chosen with
+//! [`Kernel`]), and, for runs of hours, checkpoints and shards ([`longrun`]).
 //!
 //! Solutions themselves come from [`solutions`] (one solution for any N by an explicit
-//! construction; every solution of a job, streamed in lexicographic order) and are written by
-//! [`format`](mod@format) (columns, board, matrix, JSON Lines, and the UVa 750 judge output).
+//! construction; every solution of a job, streamed in lexicographic order; the UVa 750 judge
+//! problem) and are written by [`format`](mod@format) (columns, board, matrix, JSON Lines).
+//! [`bench`] measures how the engine scales; [`known`] holds the published values.
 //!
 //! ```
 //! use nqueens::{count, Job, Method};
@@ -22,25 +24,19 @@
 //! ```
 
 pub mod bench;
-pub mod checkpoint;
-pub mod cost;
-pub mod d4;
 pub mod engine;
-pub mod error;
+mod error;
 pub mod format;
-pub mod job;
-pub mod kernel;
 pub mod known;
-pub mod lanes;
-pub mod shard;
+pub mod longrun;
+pub mod plan;
+pub(crate) mod search;
 pub mod solutions;
-pub mod store;
-pub mod symmetry;
-pub mod units;
 
 pub use engine::{
-    count, serial_count, Counts, Engine, NoObserver, Observer, Outcome, Report, RunOptions,
+    count, serial_count, Engine, NoObserver, Observer, Outcome, Report, RunOptions, UnitTiming,
+    MAX_THREADS,
 };
 pub use error::{Error, Result};
-pub use job::{Job, Method, Queen};
-pub use units::{Plan, Unit};
+pub use plan::{Job, Method, Plan, Queen};
+pub use search::{Counts, Kernel, Unit};

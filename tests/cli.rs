@@ -53,12 +53,9 @@ fn count_json_has_the_fields() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["unique"], 92);
     // The kernel: the fastest by default, any the processor runs on request; the same counts.
-    let best = nqueens::lanes::Kernel::best().to_string();
+    let best = nqueens::Kernel::best().to_string();
     assert_eq!(v["kernel"], best.as_str());
-    for kernel in nqueens::lanes::Kernel::ALL
-        .into_iter()
-        .filter(|k| k.available())
-    {
+    for kernel in nqueens::Kernel::ALL.into_iter().filter(|k| k.available()) {
         let out = nq()
             .args(["count", "14", "--json", "--unique", "--kernel"])
             .arg(kernel.to_string())
@@ -196,10 +193,7 @@ fn bad_input_is_one_line_and_exit_2() {
         "unknown kernel 'sse'",
     );
     usage_error(&["verify", "--kernel", ""], None, "unknown kernel");
-    if let Some(k) = nqueens::lanes::Kernel::ALL
-        .into_iter()
-        .find(|k| !k.available())
-    {
+    if let Some(k) = nqueens::Kernel::ALL.into_iter().find(|k| !k.available()) {
         usage_error(
             &["count", "8", "--kernel", k.name()],
             None,

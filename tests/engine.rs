@@ -4,7 +4,7 @@ mod common;
 
 use common::{naive_count, naive_unique};
 use nqueens::known::published;
-use nqueens::lanes::Kernel;
+use nqueens::Kernel;
 use nqueens::{count, serial_count, Engine, Job, Method};
 
 const THREADS: [usize; 4] = [1, 2, 3, 8];

@@ -3,9 +3,9 @@
 //! with the published value.
 
 use assert_cmd::Command;
-use nqueens::checkpoint::Checkpoint;
 use nqueens::known::published;
-use nqueens::shard::ShardResult;
+use nqueens::longrun::checkpoint::Checkpoint;
+use nqueens::longrun::shard::ShardResult;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};

@@ -6,9 +6,9 @@ mod common;
 
 use assert_cmd::Command;
 use common::{naive_count, naive_solutions, naive_unique};
-use nqueens::engine::evaluate_nodes;
 use nqueens::known::published;
-use nqueens::lanes::Kernel;
+use nqueens::plan::evaluate_nodes;
+use nqueens::Kernel;
 use nqueens::{count, Counts, Engine, Job, Method, Plan, Queen};
 use proptest::prelude::*;
 

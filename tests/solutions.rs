@@ -4,8 +4,9 @@
 mod common;
 
 use common::naive_solutions;
-use nqueens::format::{uva750, Kind, Printer};
+use nqueens::format::{Kind, Printer};
 use nqueens::known::published;
+use nqueens::solutions::uva750;
 use nqueens::solutions::{construct, for_each_solution, write_solutions, WriteError, WriteOptions};
 use nqueens::{count, Error, Job, Method, Queen};
 use proptest::prelude::*;

@@ -11,8 +11,9 @@ pub mod export;
 pub mod machine;
 pub mod stats;
 
-use crate::engine::{evaluate_nodes, UnitTiming};
-use crate::lanes::Kernel;
+use crate::engine::UnitTiming;
+use crate::plan::evaluate_nodes;
+use crate::search::Kernel;
 use crate::{serial_count, Engine, Job, Method, Observer, Plan, RunOptions, Unit};
 use machine::Machine;
 use rayon::prelude::*;

@@ -6,7 +6,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use nqueens::bench::{self, export, machine::Machine, BenchError, Progress, Settings};
 use nqueens::known::{self, MAX_KNOWN_N};
-use nqueens::lanes::Kernel;
+use nqueens::Kernel;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

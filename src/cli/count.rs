@@ -1,12 +1,11 @@
 //! `nqueens count` and the standard-input form.
 
+use super::report::print_report;
 use super::{default_threads, parse_n, parse_threads, UsageError};
 use anyhow::Result;
 use clap::Args;
-use nqueens::lanes::Kernel;
-use nqueens::{Engine, Job, Method, Report};
-use serde::Serialize;
-use std::io::Write;
+use nqueens::Kernel;
+use nqueens::{Engine, Job, Method};
 use std::process::ExitCode;
 
 /// Count the solutions for an N×N board.
@@ -53,33 +52,6 @@ pub fn parse_kernel_arg(s: &str) -> Result<Kernel, String> {
     s.parse().map_err(|e: nqueens::Error| e.to_string())
 }
 
-/// The JSON form of a count.
-#[derive(Serialize)]
-struct CountJson {
-    /// Board size.
-    n: u32,
-    /// All solutions.
-    total: u128,
-    /// Solutions distinct up to symmetry, when asked for.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    unique: Option<u128>,
-    /// Worker threads.
-    threads: usize,
-    /// Rows fixed by each work unit.
-    split_depth: u32,
-    /// Number of work units.
-    units: usize,
-    /// Method used.
-    method: String,
-    /// Search kernel used.
-    kernel: String,
-    /// Wall time in seconds.
-    elapsed_s: f64,
-    /// Units taken from a checkpoint rather than computed in this run (long runs only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    resumed_units: Option<usize>,
-}
-
 pub fn run(args: &CountArgs) -> Result<ExitCode> {
     let threads = args.threads.unwrap_or_else(default_threads);
     let job = Job::new(args.n)?
@@ -103,38 +75,6 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
         None,
     )?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Prints a finished count: the total (and unique) on one line, or one JSON object.
-pub(super) fn print_report(
-    out: &mut dyn Write,
-    r: &Report,
-    unique: bool,
-    json: bool,
-    resumed_units: Option<usize>,
-) -> Result<()> {
-    if json {
-        let j = CountJson {
-            n: r.n,
-            total: r.counts.total,
-            unique: unique.then_some(r.counts.unique),
-            threads: r.threads,
-            split_depth: r.split_depth,
-            units: r.units,
-            method: r.method.to_string(),
-            kernel: r.kernel.to_string(),
-            elapsed_s: r.elapsed.as_secs_f64(),
-            resumed_units,
-        };
-        serde_json::to_writer(&mut *out, &j)?;
-        writeln!(out)?;
-    } else if unique {
-        writeln!(out, "{} {}", r.counts.total, r.counts.unique)?;
-    } else {
-        writeln!(out, "{}", r.counts.total)?;
-    }
-    out.flush()?;
-    Ok(())
 }
 
 /// Reads N from standard input (the BOJ 9663 form) and prints the count.

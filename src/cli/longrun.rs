@@ -15,11 +15,12 @@ use super::progress::{Mode, Progress};
 use super::UsageError;
 use anyhow::{Context, Result};
 use clap::Args;
-use nqueens::checkpoint::Checkpoint;
-use nqueens::lanes::Kernel;
-use nqueens::shard::{self, ShardResult, ShardSpec};
-use nqueens::store::{self, Identity, StoreError};
-use nqueens::{cost, Counts, Engine, Job, Observer, Plan, RunOptions, Unit};
+use nqueens::longrun::checkpoint::Checkpoint;
+use nqueens::longrun::shard::{self, ShardResult, ShardSpec};
+use nqueens::longrun::store::{self, Identity, StoreError};
+use nqueens::plan::cost;
+use nqueens::Kernel;
+use nqueens::{Counts, Engine, Job, Observer, Plan, RunOptions, Unit};
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::ops::ControlFlow;
@@ -259,7 +260,7 @@ pub fn run(
             elapsed,
         };
         let unique = plan.job().unique();
-        super::count::print_report(&mut stdout, &report, unique, json, Some(resumed))?;
+        super::report::print_report(&mut stdout, &report, unique, json, Some(resumed))?;
     }
     stdout.flush()?;
     if let Some(Err(e)) = saved {

@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use clap::Args;
-use nqueens::shard;
+use nqueens::longrun::shard;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;

@@ -6,6 +6,7 @@ mod list;
 mod longrun;
 mod merge;
 mod progress;
+mod report;
 mod solve;
 mod uva750;
 mod verify;
@@ -95,7 +96,7 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
         e.is::<UsageError>()
             || e.downcast_ref::<nqueens::Error>()
                 .is_some_and(|e| !matches!(e, nqueens::Error::ThreadPool(_)))
-            || e.downcast_ref::<nqueens::store::StoreError>()
+            || e.downcast_ref::<nqueens::longrun::store::StoreError>()
                 .is_some_and(|e| e.is_bad_input())
     });
     if usage {
@@ -178,7 +179,7 @@ pub fn parse_n(s: &str) -> Result<u32, String> {
             shown(s)
         )
     })?;
-    nqueens::job::check_n(n).map_err(|e| e.to_string())
+    nqueens::plan::check_n(n).map_err(|e| e.to_string())
 }
 
 /// Reads standard input whole as UTF-8 text. More than `max` bytes, or bytes that are not

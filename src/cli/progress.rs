@@ -1,6 +1,6 @@
 //! Progress of a count on stderr: a bar on a terminal, plain lines in a log.
 //!
-//! Progress is measured in estimated work ([`nqueens::cost`]), not in units, so that the ETA
+//! Progress is measured in estimated work ([`nqueens::plan::cost`]), not in units, so that the ETA
 //! stays honest when the units differ in size; it is updated once per finished unit and on the
 //! engine's ticks, never from the search itself.
 

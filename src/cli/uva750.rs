@@ -3,7 +3,7 @@
 use super::UsageError;
 use anyhow::Result;
 use clap::Args;
-use nqueens::format::uva750;
+use nqueens::solutions::uva750;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 

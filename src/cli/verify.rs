@@ -4,7 +4,7 @@ use super::{default_threads, parse_threads, UsageError};
 use anyhow::Result;
 use clap::Args;
 use nqueens::known::{self, MAX_KNOWN_N};
-use nqueens::lanes::Kernel;
+use nqueens::Kernel;
 use nqueens::{Engine, Job, Method};
 use std::io::Write;
 use std::process::ExitCode;

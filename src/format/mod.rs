@@ -8,7 +8,6 @@ mod board;
 mod columns;
 mod json;
 mod matrix;
-pub mod uva750;
 
 pub use board::Board;
 pub use columns::Columns;

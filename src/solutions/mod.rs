@@ -1,5 +1,6 @@
 //! Solutions themselves, not only their number: one solution for any N by an explicit
-//! construction, and every solution of a job streamed in lexicographic order.
+//! construction, every solution of a job streamed in lexicographic order, the symmetries that
+//! tell distinct solutions apart, and the UVa 750 judge problem ([`uva750`]).
 //!
 //! A solution is its column sequence: the (0-based) column of the queen in row 0, row 1, …
 //!
@@ -24,13 +25,17 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::job::{Job, Method};
-use crate::kernel::{self, MAX_N};
-use crate::symmetry;
-use crate::units::{Plan, Unit};
+use crate::plan::{Job, Method, Plan, Unit};
+use crate::search::dfs::{self, MAX_N};
+use crate::search::symmetry;
 use std::ops::ControlFlow;
 
+pub mod uva750;
 mod write;
+
+/// The eight symmetries of the square and the canonical (lexicographically smallest) member of a
+/// solution's class: to tell which solutions are distinct.
+pub use crate::search::symmetry::{canonical, is_canonical, orbit, Orbit, Symmetry};
 pub use write::{
     write_solutions, WriteError, WriteOptions, BUDGET_PER_THREAD, MAX_PARALLEL_N, WINDOW_PER_THREAD,
 };
@@ -186,7 +191,7 @@ impl Listing {
         let rows = plan
             .allowed()
             .copied()
-            .unwrap_or_else(|| kernel::unconstrained(job.n()));
+            .unwrap_or_else(|| dfs::unconstrained(job.n()));
         Listing {
             plan,
             rows,
@@ -219,7 +224,7 @@ impl Listing {
         let prefix = unit.prefix();
         cols[..prefix.len()].copy_from_slice(prefix);
         let unique = self.unique;
-        kernel::visit(
+        dfs::visit(
             self.plan.job().n(),
             u32::from(unit.depth),
             unit.masks,

@@ -13,9 +13,9 @@
 use super::Listing;
 use crate::error::Error;
 use crate::format::{Format, Kind, Printer};
-use crate::job::Job;
-use crate::kernel::MAX_N;
-use crate::units::Unit;
+use crate::plan::Job;
+use crate::plan::Unit;
+use crate::search::dfs::MAX_N;
 use crossbeam::channel::{self, Receiver, Sender};
 use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
@@ -80,16 +80,7 @@ pub fn write_solutions<W: Write>(
     opts: &WriteOptions,
     out: W,
 ) -> Result<u64, WriteError> {
-    if opts.threads == 0 {
-        return Err(Error::ZeroThreads.into());
-    }
-    if opts.threads > crate::engine::MAX_THREADS {
-        return Err(Error::TooManyThreads {
-            threads: opts.threads,
-            max: crate::engine::MAX_THREADS,
-        }
-        .into());
-    }
+    crate::plan::check_threads(opts.threads)?;
     super::check_listing(job)?;
     let format = opts.format.format();
     crate::format::check_size(format.as_ref(), opts.format.name(), u64::from(job.n()))?;

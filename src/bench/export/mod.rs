@@ -44,7 +44,7 @@ pub fn write_all(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, BenchError
     for exporter in all() {
         let bytes = exporter.render(report)?;
         let path = dir.join(exporter.file_name());
-        crate::store::write_file_atomic(&path, &bytes).map_err(io(&path))?;
+        crate::longrun::store::write_file_atomic(&path, &bytes).map_err(io(&path))?;
         written.push(path);
     }
     Ok(written)
@@ -110,7 +110,7 @@ pub(crate) mod tests {
                 repeat: 3,
                 split_depths: vec![],
                 methods: vec![crate::Method::D4, crate::Method::Mirror],
-                kernel: crate::lanes::Kernel::Avx2,
+                kernel: crate::search::Kernel::Avx2,
             },
             nodes_note: "nodes".into(),
             rows,

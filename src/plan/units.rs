@@ -5,38 +5,12 @@
 //! same indices; checkpoints and shards refer to units by index. [`UNITS_VERSION`] names this
 //! enumeration: it changes whenever the list a job yields could change.
 
-use crate::job::{Job, Method, Queen};
-use crate::kernel::{self, full_mask, Masks, MAX_N};
+use super::{Job, Method, Queen};
+use crate::search::dfs::{self, full_mask, Masks, MAX_N};
+use crate::search::{Unit, MAX_PREFIX};
 
 /// Version of the unit enumeration; stored in checkpoints and shard files.
 pub const UNITS_VERSION: u32 = 1;
-
-/// The most rows a unit's prefix may fix.
-pub const MAX_PREFIX: usize = crate::job::MAX_SPLIT_DEPTH as usize;
-
-/// One independent piece of a search.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Unit {
-    /// Position in the job's unit list.
-    pub index: u32,
-    /// Columns of the queens of the first `depth` rows.
-    pub prefix: [u8; MAX_PREFIX],
-    /// Number of rows the prefix fixes.
-    pub depth: u8,
-    /// Attacks on row `depth` from the prefix.
-    pub masks: Masks,
-    /// How many solutions each completion found in this unit stands for: 1 or 2 (plain,
-    /// mirror); 8 for the D4 method, the class size of an asymmetric solution (its smaller
-    /// classes are recognised solution by solution).
-    pub weight: u8,
-}
-
-impl Unit {
-    /// The prefix columns.
-    pub fn prefix(&self) -> &[u8] {
-        &self.prefix[..self.depth as usize]
-    }
-}
 
 /// A job turned into its list of work units.
 #[derive(Clone, Debug)]
@@ -66,9 +40,9 @@ impl Plan {
         let rows = allowed
             .as_deref()
             .copied()
-            .unwrap_or_else(|| kernel::unconstrained(n));
+            .unwrap_or_else(|| dfs::unconstrained(n));
         let units = match method {
-            Method::D4 => crate::d4::enumerate(n, job.split_depth(), &rows),
+            Method::D4 => crate::search::d4::enumerate(n, job.split_depth(), &rows),
             _ => enumerate(n, job.split_depth(), method, &rows),
         };
         Plan {
@@ -139,7 +113,7 @@ fn mirror_invariant(n: u32, placed: &[Queen]) -> bool {
 /// Whether the set of placed queens is mapped to itself by all eight symmetries of the square.
 fn d4_invariant(n: u32, placed: &[Queen]) -> bool {
     placed.iter().all(|q| {
-        crate::symmetry::Symmetry::ALL.iter().all(|g| {
+        crate::search::symmetry::Symmetry::ALL.iter().all(|g| {
             let (row, col) = g.map_square(n as usize, q.row as usize, q.col as usize);
             placed.contains(&Queen {
                 row: row as u32,
@@ -183,7 +157,7 @@ fn enumerate(n: u32, depth: u32, method: Method, rows: &[u32; MAX_N as usize]) -
         }
         let weight = match method {
             Method::Plain => 1,
-            Method::D4 => unreachable!("D4 units come from crate::d4"),
+            Method::D4 => unreachable!("D4 units come from crate::search::d4"),
             Method::Mirror => {
                 let p = &prefix[..depth];
                 let mirrored = p.iter().map(|&c| n as u8 - 1 - c);

@@ -1,7 +1,7 @@
 //! The D4 method: all eight symmetries of the square, total and unique counts in one pass.
 //!
 //! Every class of equivalent solutions is searched once, through its canonical member: the
-//! lexicographically smallest column sequence of the class (as in [`crate::symmetry`]). The
+//! lexicographically smallest column sequence of the class (as in [`crate::search::symmetry`]). The
 //! first value of a symmetric image is the distance of one of the four *edge queens* (the
 //! queens of the top and bottom rows and of the leftmost and rightmost columns) from one end of
 //! its edge, so the canonical member `s` has `s[0] = d`, the smallest such distance. The search
@@ -22,17 +22,12 @@
 //! The split into a corner case and bounded side cases is the idea of Takaken's N-Queens
 //! program (Kenji Takahashi, 2003, "N-Queens with bit operations and symmetry", described at
 //! <http://www.ic-net.or.jp/home/takaken/nt/queen/>); this code, its canonical form (the
-//! lexicographic one of [`crate::symmetry`]) and its tie handling are our own. Why every weight
+//! lexicographic one of [`crate::search::symmetry`]) and its tie handling are our own. Why every weight
 //! is right is written out in `docs/ALGORITHM.md`.
 
-pub mod search;
-
-use crate::engine::Counts;
-use crate::kernel::{full_mask, Masks, MAX_N};
-use crate::lanes::{self, Kernel};
-use crate::symmetry;
-use crate::units::{Unit, MAX_PREFIX};
-use search::Rows;
+use super::bounded::{self as search, Rows};
+use super::dfs::{full_mask, Masks, MAX_N};
+use super::{lanes, symmetry, Counts, Kernel, Unit, MAX_PREFIX};
 
 /// The two kinds of canonical solution, named by their first queens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,7 +172,7 @@ fn counts_of(s: &[u8]) -> Counts {
 ///
 /// * *clean*: no tie anywhere (the tie squares are taken out of the rows' masks). Every solution
 ///   is canonical with a class of eight, so a plain count suffices, and it runs on the fastest
-///   kernel ([`crate::lanes`]). The side columns must then be taken by row `n-2-a`.
+///   kernel ([`crate::search::lanes`]). The side columns must then be taken by row `n-2-a`.
 /// * a side queen in row `a` (two searches, one per side column);
 /// * none in row `a`, a side queen in row `n-1-a` (two searches);
 /// * none in either row, the bottom queen in column `a` or `n-1-a` (two searches).
@@ -336,7 +331,7 @@ pub(crate) fn nodes(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> u64 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::unconstrained;
+    use crate::search::dfs::unconstrained;
 
     fn run(n: u32, depth: u32, kernel: Kernel) -> Counts {
         let all = unconstrained(n);
@@ -442,10 +437,10 @@ mod tests {
                 allow[r] = (1 << s[r] | image | random) & full;
             }
             let rows = Rows { allow, deadline: (MAX_N as usize, 0) };
-            proptest::prop_assume!(crate::lanes::tests::small(n, 0, Masks::EMPTY, &rows, &mut 1_000_000));
+            proptest::prop_assume!(crate::search::lanes::tests::small(n, 0, Masks::EMPTY, &rows, &mut 1_000_000));
             let mut want = Counts::default();
             let mut cols = [0u8; 32];
-            let _ = crate::kernel::visit(n, 0, Masks::EMPTY, &allow, &mut cols, |sol| {
+            let _ = crate::search::dfs::visit(n, 0, Masks::EMPTY, &allow, &mut cols, |sol| {
                 let o = symmetry::orbit(sol);
                 if o.canonical {
                     want += Counts { total: u128::from(o.size), unique: 1 };

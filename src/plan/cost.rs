@@ -13,8 +13,8 @@
 //! agree on their assignment) and is computed with exact IEEE operations in a fixed order. It
 //! takes a few thousand operations a unit.
 
-use crate::kernel::{self, full_mask, Masks, MAX_N};
-use crate::units::{Plan, Unit};
+use crate::plan::{Plan, Unit};
+use crate::search::dfs::{self, full_mask, Masks, MAX_N};
 
 /// How many rows below a unit's prefix are searched exactly: down to row 5, at least one
 /// (measured best for split depths 2, 3 and 4; see the README).
@@ -53,10 +53,10 @@ pub fn estimate_unit_with(plan: &Plan, unit: &Unit, horizon: u32) -> f64 {
     let rows = plan
         .allowed()
         .copied()
-        .unwrap_or_else(|| kernel::unconstrained(n));
+        .unwrap_or_else(|| dfs::unconstrained(n));
     // The D4 method's units search under their branch's bound masks.
     let rows = match plan.method() {
-        crate::Method::D4 => crate::d4::unit_allow(n, unit, &rows),
+        crate::Method::D4 => crate::search::d4::unit_allow(n, unit, &rows),
         _ => rows,
     };
     lookahead(n, u32::from(unit.depth), unit.masks, horizon, &rows)
@@ -100,7 +100,7 @@ fn free_product(n: u32, row: u32, m: Masks, rows: &[u32; MAX_N as usize]) -> f64
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::evaluate_nodes;
+    use crate::plan::evaluate_nodes;
     use crate::Job;
 
     /// Spearman's rank correlation of two equally long lists (ties get their mean rank).

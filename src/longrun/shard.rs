@@ -7,8 +7,8 @@
 //! index), each to the least-loaded shard (ties to the lowest shard). Graham (1969) bounds its
 //! makespan by 4/3 of the best possible for exact costs.
 
-use crate::engine::Counts;
-use crate::store::{self, Identity, StoreError};
+use crate::longrun::store::{self, Identity, StoreError};
+use crate::search::Counts;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -96,7 +96,7 @@ pub fn imbalance(costs: &[u64], parts: &[Vec<u32>]) -> f64 {
 }
 
 /// The name of the format, the first field of every shard file.
-pub const FORMAT: &str = "nqueens-shard";
+pub const FORMAT: &str = store::SHARD_FORMAT;
 /// The version of the shard file format.
 pub const FORMAT_VERSION: u32 = 1;
 

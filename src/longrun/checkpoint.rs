@@ -5,16 +5,16 @@
 //! [`store::write_atomic`]. Loading checks the format, the checksum and the job identity; a
 //! file that fails any check is refused with a typed error and never modified.
 
-use crate::engine::Counts;
-use crate::shard::ShardSpec;
-use crate::store::{self, Identity, StoreError};
+use crate::longrun::shard::ShardSpec;
+use crate::longrun::store::{self, Identity, StoreError};
+use crate::search::Counts;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
 /// The name of the format, the first field of every checkpoint file.
-pub const FORMAT: &str = "nqueens-checkpoint";
+pub const FORMAT: &str = store::CHECKPOINT_FORMAT;
 /// The version of the file format.
 pub const FORMAT_VERSION: u32 = 1;
 

@@ -7,8 +7,8 @@
 //! solutions with a queen at row R, column C are this crate's solutions with a queen at row C,
 //! column R, listed in their usual lexicographic order and printed as they are.
 
-use crate::job::{Job, Queen};
-use crate::solutions::for_each_solution;
+use super::for_each_solution;
+use crate::plan::{Job, Queen};
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 

@@ -1,7 +1,7 @@
 //! A counting job: what to count, validated once, before any work starts.
 
 use crate::error::{Error, Result};
-use crate::kernel::MAX_N;
+use crate::search::{MAX_N, MAX_PREFIX};
 use std::fmt;
 use std::str::FromStr;
 
@@ -74,7 +74,26 @@ impl Queen {
 }
 
 /// The deepest split the engine accepts.
-pub const MAX_SPLIT_DEPTH: u32 = 4;
+pub const MAX_SPLIT_DEPTH: u32 = MAX_PREFIX as u32;
+
+/// The most worker threads an engine takes: more than the logical cores of any machine this
+/// runs on, and few enough that a mistyped count fails at once instead of spending minutes
+/// starting threads.
+pub const MAX_THREADS: usize = 1024;
+
+/// Checks a worker thread count: 1 to [`MAX_THREADS`].
+pub fn check_threads(threads: usize) -> Result<usize> {
+    if threads == 0 {
+        return Err(Error::ZeroThreads);
+    }
+    if threads > MAX_THREADS {
+        return Err(Error::TooManyThreads {
+            threads,
+            max: MAX_THREADS,
+        });
+    }
+    Ok(threads)
+}
 
 /// A validated counting job. The same job always yields the same work units.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -138,7 +157,7 @@ impl Job {
                     split_depth: depth,
                     ..self.clone()
                 };
-                crate::units::Plan::new(job).units().len() >= want
+                crate::plan::Plan::new(job).units().len() >= want
             })
             .unwrap_or(max)
     }
@@ -282,7 +301,7 @@ mod tests {
             for threads in [1usize, 2, 16, 64] {
                 let job = Job::new(n).unwrap();
                 let k = job.default_split_depth(threads);
-                let units = crate::units::Plan::new(job.clone().with_split_depth(k).unwrap())
+                let units = crate::plan::Plan::new(job.clone().with_split_depth(k).unwrap())
                     .units()
                     .len();
                 assert!(
@@ -290,7 +309,7 @@ mod tests {
                     "n {n} t {threads}"
                 );
                 if k > 2 {
-                    let fewer = crate::units::Plan::new(job.with_split_depth(k - 1).unwrap())
+                    let fewer = crate::plan::Plan::new(job.with_split_depth(k - 1).unwrap())
                         .units()
                         .len();
                     assert!(fewer < UNITS_PER_THREAD * threads, "n {n} t {threads}");

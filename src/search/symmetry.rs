@@ -4,7 +4,7 @@
 //! Every symmetry maps a solution to a solution. The class of a solution is its orbit; the
 //! class's canonical member is its lexicographically smallest column sequence.
 
-use crate::kernel::MAX_N;
+use crate::search::dfs::MAX_N;
 
 /// One of the 8 symmetries of the square.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

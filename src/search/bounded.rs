@@ -1,4 +1,4 @@
-//! The hot search of the D4 method: the bitmask depth-first search of [`crate::kernel`], with a
+//! The hot search of the D4 method: the bitmask depth-first search of [`crate::search::dfs`], with a
 //! mask of allowed squares for every row, a column deadline, one loop per row, the last two rows
 //! settled without branching, and a leaf hook that sorts solutions by class.
 //!
@@ -7,7 +7,7 @@
 //! the leaf hook. Rows are absolute (0 = top row); the search places the queens of rows
 //! `first..n` below a prefix whose attacks on row `first` are given.
 
-use crate::kernel::{full_mask, Masks, MAX_N};
+use crate::search::dfs::{full_mask, Masks, MAX_N};
 
 /// What each row of a search may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! what they count. Counts are only ever added by unit index between files of the same identity,
 //! so a unit can be neither lost nor counted twice.
 
-use crate::units::{Plan, UNITS_VERSION};
+use crate::plan::{Plan, UNITS_VERSION};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::io::{self, Write};
@@ -15,6 +15,11 @@ use thiserror::Error;
 /// The version of this program, stored in every file: units and counts from another build are
 /// not trusted.
 pub const PROGRAM_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The `format` field of a checkpoint ([`crate::longrun::checkpoint`]).
+pub const CHECKPOINT_FORMAT: &str = "nqueens-checkpoint";
+/// The `format` field of a shard result file ([`crate::longrun::shard`]).
+pub const SHARD_FORMAT: &str = "nqueens-shard";
 
 /// Everything that decides a job's list of units and what each counts.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -266,8 +271,8 @@ where
             .and_then(|v| Some(v.get("format")?.as_str()?.to_owned()));
         let other = match format.as_deref() {
             Some(f) if f == expected_format => None,
-            Some(crate::checkpoint::FORMAT) => Some("checkpoint (made by --checkpoint)"),
-            Some(crate::shard::FORMAT) => Some("shard result file (made by --shard or --out)"),
+            Some(CHECKPOINT_FORMAT) => Some("checkpoint (made by --checkpoint)"),
+            Some(SHARD_FORMAT) => Some("shard result file (made by --shard or --out)"),
             _ => None,
         };
         match other {

@@ -1,0 +1,66 @@
+//! How a finished count is printed: one line (the total, and the unique count when asked for) or
+//! one JSON object. Every subcommand that finishes a count prints it here.
+
+use anyhow::Result;
+use nqueens::Report;
+use serde::Serialize;
+use std::io::Write;
+
+/// The JSON form of a count.
+#[derive(Serialize)]
+struct CountJson {
+    /// Board size.
+    n: u32,
+    /// All solutions.
+    total: u128,
+    /// Solutions distinct up to symmetry, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unique: Option<u128>,
+    /// Worker threads.
+    threads: usize,
+    /// Rows fixed by each work unit.
+    split_depth: u32,
+    /// Number of work units.
+    units: usize,
+    /// Method used.
+    method: String,
+    /// Search kernel used.
+    kernel: String,
+    /// Wall time in seconds.
+    elapsed_s: f64,
+    /// Units taken from a checkpoint rather than computed in this run (long runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resumed_units: Option<usize>,
+}
+
+/// Prints a finished count: the total (and unique) on one line, or one JSON object.
+pub(super) fn print_report(
+    out: &mut dyn Write,
+    r: &Report,
+    unique: bool,
+    json: bool,
+    resumed_units: Option<usize>,
+) -> Result<()> {
+    if json {
+        let j = CountJson {
+            n: r.n,
+            total: r.counts.total,
+            unique: unique.then_some(r.counts.unique),
+            threads: r.threads,
+            split_depth: r.split_depth,
+            units: r.units,
+            method: r.method.to_string(),
+            kernel: r.kernel.to_string(),
+            elapsed_s: r.elapsed.as_secs_f64(),
+            resumed_units,
+        };
+        serde_json::to_writer(&mut *out, &j)?;
+        writeln!(out)?;
+    } else if unique {
+        writeln!(out, "{} {}", r.counts.total, r.counts.unique)?;
+    } else {
+        writeln!(out, "{}", r.counts.total)?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,15 @@
+//! Runs of hours or days: durable files and the job identity they carry.
+//!
+//! * [`store`]: the job's identity (board, method, placed queens, split depth, unit enumeration
+//!   version) and atomic, checksummed JSON files (temporary file, fsync, rename);
+//! * [`checkpoint`]: the units finished so far and their counts, saved as a run goes on, so a
+//!   killed run resumes without losing or repeating a unit;
+//! * [`shard`]: one machine's share of a job's units, its result file, and the merge that checks
+//!   every unit is counted exactly once.
+//!
+//! Every file names the job and the unit enumeration it belongs to; resume and merge only ever
+//! add counts of units by index.
+
+pub mod checkpoint;
+pub mod shard;
+pub mod store;

@@ -1,0 +1,104 @@
+//! The choice of search kernel: the code that walks one unit's tree. Every kernel gives the same
+//! counts; they differ in speed and in the processors that can run them.
+
+use crate::error::Error;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+/// The code that runs [`count`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kernel {
+    /// The depth-first search of [`crate::search::bounded`], one node at a time: any processor.
+    Dfs,
+    /// Eight lanes of AVX2.
+    Avx2,
+    /// Sixteen lanes of AVX-512 (AVX-512F).
+    Avx512,
+}
+
+impl Kernel {
+    /// Every kernel, slowest first.
+    pub const ALL: [Kernel; 3] = [Kernel::Dfs, Kernel::Avx2, Kernel::Avx512];
+
+    /// Its name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Dfs => "dfs",
+            Kernel::Avx2 => "avx2",
+            Kernel::Avx512 => "avx512",
+        }
+    }
+
+    /// The kernel called `name`, if any.
+    pub fn from_name(name: &str) -> Option<Kernel> {
+        Kernel::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Whether this processor can run it: it has every feature the kernel is compiled for
+    /// (the `target_feature` lists in `x86`), not only the vector width. A virtual machine may
+    /// offer AVX2 and hide BMI1, for instance.
+    pub fn available(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        let scalar = || {
+            std::arch::is_x86_feature_detected!("popcnt")
+                && std::arch::is_x86_feature_detected!("bmi1")
+                && std::arch::is_x86_feature_detected!("lzcnt")
+        };
+        match self {
+            Kernel::Dfs => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => std::arch::is_x86_feature_detected!("avx2") && scalar(),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => std::arch::is_x86_feature_detected!("avx512f") && scalar(),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// The fastest kernel this processor can run (decided once).
+    pub fn best() -> Kernel {
+        static BEST: OnceLock<Kernel> = OnceLock::new();
+        *BEST.get_or_init(|| {
+            Kernel::ALL
+                .into_iter()
+                .rev()
+                .find(|k| k.available())
+                .unwrap_or(Kernel::Dfs)
+        })
+    }
+}
+
+impl fmt::Display for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Kernel {
+    type Err = Error;
+    /// A kernel by name; `auto` is [`Kernel::best`]. Refused if this processor cannot run it.
+    fn from_str(s: &str) -> Result<Kernel, Error> {
+        let kernel = match s {
+            "auto" => Kernel::best(),
+            _ => Kernel::from_name(s).ok_or_else(|| {
+                Error::Unsupported(format!(
+                    "unknown kernel '{s}' (expected auto, avx512, avx2 or dfs)"
+                ))
+            })?,
+        };
+        if !kernel.available() {
+            return Err(Error::Unsupported(format!(
+                "this processor cannot run the {kernel} kernel (it can run: {})",
+                Kernel::ALL
+                    .into_iter()
+                    .filter(|k| k.available())
+                    .map(Kernel::name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        Ok(kernel)
+    }
+}

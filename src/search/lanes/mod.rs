@@ -1,0 +1,259 @@
+//! A counting search that advances many search nodes at once in the lanes of a vector register
+//! (16 with AVX-512, 8 with AVX2), with no data-dependent branch per node.
+//!
+//! The depth-first search of [`crate::search::bounded`] spends most of its time on one branch per
+//! node that the processor cannot predict (does this row have another free square?). This search
+//! removes it by working on many nodes of the same row at once:
+//!
+//! * each row `r` has a small buffer of *open nodes*: the attacks on row `r` of a partial
+//!   placement (`cols`, `diag_up`, `diag_down`) and the squares of row `r` not yet tried (`free`);
+//! * one *step* takes up to one register of open nodes of one row, places a queen on the lowest
+//!   untried square of each, puts the nodes that still have untried squares back, and appends
+//!   the children that have a free square to the next row's buffer (dead ends are dropped at
+//!   once; two rows before the end the last two rows are settled by mask operations, as in
+//!   [`crate::search::bounded`]);
+//! * the next step takes the deepest row holding a full register of open nodes; when no row has
+//!   one, the shallowest row with any, whose children then fill the rows below. So every buffer
+//!   stays below two registers of nodes, and nearly every step fills every lane (15.97 of 16 on
+//!   average over the D4 units of N = 16).
+//!
+//! The order in which nodes are visited differs from the depth-first search, the set of nodes
+//! does not, so neither does the count. Lanes are packed together with compress operations
+//! (`vpcompressd`, or a permutation from a table with AVX2) and stored with plain unaligned
+//! stores, because the memory form of `vpcompressd` is slow on some processors.
+//!
+//! The vector code is chosen at run time ([`Kernel::best`]), so one portable binary serves every
+//! x86-64 machine; elsewhere, or when asked ([`Kernel::Dfs`]), the depth-first search runs.
+
+// Off x86-64 only the depth-first search runs; the lane machinery is compiled but unused.
+#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+mod scheduler;
+#[cfg(test)]
+pub(crate) mod tests;
+
+use super::bounded::{self as search, Rows};
+use super::dfs::{full_mask, Masks, MAX_N};
+use super::Kernel;
+
+/// Counts the solutions below a prefix, like [`search::search`] with [`search::Count`]: rows
+/// `first..n` (with `first + 3 <= n`), whose attacks on row `first` are `m`, under `rows`. On
+/// `kernel`, or the depth-first search if this processor cannot run it or the tree is small
+/// (fewer than [`MIN_ROWS`] rows).
+pub fn count(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
+    count_from(MIN_ROWS, kernel, n, first, m, rows)
+}
+
+/// [`count`], on the lanes from `min_rows` rows below the prefix (the tests use every size).
+fn count_from(min_rows: u32, kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
+    assert!(n <= MAX_N && first + 3 <= n);
+    #[cfg(target_arch = "x86_64")]
+    {
+        if worth_lanes(kernel, n - first, min_rows) {
+            let mut count = Count(0);
+            // SAFETY: the processor has the features each function is compiled for.
+            unsafe {
+                match kernel {
+                    Kernel::Avx512 => avx512::count(n, first, m, rows, &mut count),
+                    _ => avx2::count(n, first, m, rows, &mut count),
+                }
+            }
+            return count.0;
+        }
+    }
+    let _ = kernel;
+    let mut c = search::Count(0);
+    search::search(n, first, m, rows, &[0; MAX_N as usize], &mut c);
+    c.0
+}
+
+/// Calls `f` with every solution below a prefix (rows `first..n`, `first + 3 <= n`, whose
+/// attacks on row `first` are `m`, under `rows`): the columns of rows `first..n`, in no
+/// particular order. On `kernel`, or the depth-first search if this processor cannot run it or
+/// the tree is small (fewer than [`MIN_ROWS`] rows).
+///
+/// Each open node carries the columns of its queens (five bits a row), so this costs more per
+/// node than [`count`]; it serves searches whose every solution must be looked at.
+pub fn visit<F: FnMut(&[u8])>(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows, f: F) {
+    visit_from(MIN_ROWS, kernel, n, first, m, rows, f);
+}
+
+/// [`visit`], on the lanes from `min_rows` rows below the prefix.
+fn visit_from<F: FnMut(&[u8])>(
+    min_rows: u32,
+    kernel: Kernel,
+    n: u32,
+    first: u32,
+    m: Masks,
+    rows: &Rows,
+    f: F,
+) {
+    assert!(n <= MAX_N && first + 3 <= n);
+    let mut sink = Visit {
+        f,
+        first: first as usize,
+        n: n as usize,
+        tail: [0; MAX_N as usize],
+    };
+    #[cfg(target_arch = "x86_64")]
+    {
+        if worth_lanes(kernel, n - first, min_rows) {
+            // SAFETY: the processor has the features each function is compiled for.
+            unsafe {
+                match kernel {
+                    Kernel::Avx512 => avx512::visit(n, first, m, rows, &mut sink),
+                    _ => avx2::visit(n, first, m, rows, &mut sink),
+                }
+            }
+            return;
+        }
+    }
+    let _ = kernel;
+    search::search(n, first, m, rows, &[0; MAX_N as usize], &mut sink);
+}
+
+/// The fewest rows below the prefix for which the lanes pay: a smaller tree is over before the
+/// registers fill. Measured with `nqueens count N -t 1` (fastest of 5): at N = 12 (9 rows below
+/// the units' 3) the lanes took 1.9 ms against 1.5 ms for the depth-first search, at N = 13 (10
+/// rows) 4.1 ms against 7.1 ms.
+pub const MIN_ROWS: u32 = 10;
+
+/// Whether a search of `rows` rows runs on `kernel`'s lanes (or else depth first).
+fn worth_lanes(kernel: Kernel, rows: u32, min_rows: u32) -> bool {
+    kernel != Kernel::Dfs && rows >= min_rows && kernel.available()
+}
+
+/// Where the solutions of a lane search go, two rows before the end.
+trait Sink {
+    /// Whether open nodes carry the columns of their queens.
+    const HISTORY: bool;
+    /// `pairs` solutions were found (a node's two free columns, one way round or the other).
+    fn add(&mut self, pairs: u32);
+    /// One solution: `words` the history of its node (see [`Shared::words`]), `pen` and `last`
+    /// the bits of the queens of rows `n - 2` and `n - 1`. Only called when `HISTORY`.
+    fn solution(&mut self, words: &[u32], pen: u32, last: u32);
+}
+
+/// Counts.
+struct Count(u64);
+
+impl Sink for Count {
+    const HISTORY: bool = false;
+    #[inline(always)]
+    fn add(&mut self, pairs: u32) {
+        self.0 += u64::from(pairs);
+    }
+    fn solution(&mut self, _: &[u32], _: u32, _: u32) {}
+}
+
+/// Rebuilds each solution's columns and hands them to `f`.
+struct Visit<F> {
+    f: F,
+    first: usize,
+    n: usize,
+    tail: [u8; MAX_N as usize],
+}
+
+impl<F: FnMut(&[u8])> Visit<F> {
+    fn emit(&mut self, pen: u32, last: u32) {
+        let (first, n) = (self.first, self.n);
+        self.tail[n - 2 - first] = pen.trailing_zeros() as u8;
+        self.tail[n - 1 - first] = last.trailing_zeros() as u8;
+        (self.f)(&self.tail[..n - first]);
+    }
+}
+
+impl<F: FnMut(&[u8])> Sink for Visit<F> {
+    const HISTORY: bool = true;
+    fn add(&mut self, _: u32) {}
+    #[cold]
+    fn solution(&mut self, words: &[u32], pen: u32, last: u32) {
+        for i in 0..self.n - 2 - self.first {
+            let word = words[i / ROWS_PER_WORD];
+            self.tail[i] = (word >> (BITS_PER_ROW * (i % ROWS_PER_WORD)) & 31) as u8;
+        }
+        self.emit(pen, last);
+    }
+}
+
+/// The depth-first search's leaves, for [`visit`] without vectors.
+impl<F: FnMut(&[u8])> search::Leaves for Visit<F> {
+    fn pair(&mut self, cols_before: &[u32; MAX_N as usize], x: u32, y: u32, xy: bool, yx: bool) {
+        for r in self.first..self.n - 2 {
+            self.tail[r - self.first] =
+                (cols_before[r + 1] ^ cols_before[r]).trailing_zeros() as u8;
+        }
+        if xy {
+            self.emit(x, y);
+        }
+        if yx {
+            self.emit(y, x);
+        }
+    }
+}
+
+/// The operations the search needs on a register of `u32` lanes. Lane sets are bit masks
+/// (bit `i` = lane `i`).
+///
+/// # Safety
+/// Every method may only run on a processor with the implementation's features.
+trait Vector: Copy {
+    /// Lanes per register (at most [`MAX_LANES`]).
+    const LANES: usize;
+    unsafe fn splat(x: u32) -> Self;
+    /// Loads `LANES` values from `p`.
+    unsafe fn load(p: *const u32) -> Self;
+    /// Stores all lanes at `p`.
+    unsafe fn store(self, p: *mut u32);
+    unsafe fn and(self, o: Self) -> Self;
+    unsafe fn or(self, o: Self) -> Self;
+    unsafe fn xor(self, o: Self) -> Self;
+    /// `!self & o`.
+    unsafe fn and_not(self, o: Self) -> Self;
+    /// `self & self.wrapping_neg()` in every lane: the lowest set bit.
+    unsafe fn lowest(self) -> Self;
+    unsafe fn shl1(self) -> Self;
+    unsafe fn shr1(self) -> Self;
+    /// The lanes that are not zero.
+    unsafe fn nonzero(self) -> u32;
+    /// The lanes equal to `o`'s.
+    unsafe fn eq(self, o: Self) -> u32;
+    /// The lanes of `keep`, packed into the lowest lanes (the others undefined).
+    unsafe fn compress(self, keep: u32) -> Self;
+    /// `self << by` in every lane.
+    unsafe fn shl(self, by: usize) -> Self;
+    /// The index of the one set bit of every lane (lanes that are zero: undefined).
+    ///
+    /// By conversion to `f32`: `2^i` becomes a float of exponent `i` (`2^31`, negative as an
+    /// `i32`, too, with the sign bit, which the mask removes).
+    unsafe fn index(self) -> Self;
+}
+
+/// The most lanes of any [`Vector`].
+const MAX_LANES: usize = 16;
+/// Room per row: fewer than two registers of open nodes, plus a register written past the end.
+const CAP: usize = 3 * MAX_LANES;
+/// Searches that take turns (see [`run`]).
+const WAYS: usize = 4;
+/// The fewest lanes of any [`Vector`] (AVX2).
+const MIN_LANES: usize = 8;
+// The first row's squares are dealt to the searches in turn: each gets at most
+// `MAX_N / WAYS` of them, which must stay under two registers like every row (see [`CAP`]).
+const _: () = assert!((MAX_N as usize).div_ceil(WAYS) < 2 * MIN_LANES);
+/// History: the column of a queen takes five bits, six rows to a word, five words for the most
+/// rows a search records (`MAX_N - 2`: every row but the last two, which are settled without
+/// being placed one by one).
+const BITS_PER_ROW: usize = 5;
+const ROWS_PER_WORD: usize = 6;
+const MAX_WORDS: usize = 5;
+
+/// The fields of an open node, each an array of a row's buffer; history words follow.
+const COLS: usize = 0;
+const UP: usize = 1;
+const DOWN: usize = 2;
+const FREE: usize = 3;
+const WORDS: usize = 4;

@@ -1,0 +1,327 @@
+//! The scheduler shared by every instruction set: the per-row buffers of open nodes, one step of
+//! a search, and the turns taken by [`WAYS`] searches (see the module documentation of
+//! [`super`]).
+
+use super::*;
+use std::cell::RefCell;
+
+/// One row's open nodes: one array per field (structure of arrays), side by side.
+pub(super) type Row<const F: usize> = [[u32; CAP]; F];
+
+/// What every step of one search reads.
+pub(super) struct Shared<'a> {
+    n: usize,
+    first: usize,
+    lanes: usize,
+    all_lanes: u32,
+    allow: &'a [u32; MAX_N as usize],
+    /// The columns each row's children must have taken (the deadline; pure pruning).
+    need: [u32; MAX_N as usize],
+    /// History words in use: row `first + i` is in word `i / 6`, bits `5 * (i % 6)..`.
+    words: usize,
+}
+
+/// One search in progress: its open nodes, with `F` fields each (4 without history).
+#[repr(C, align(64))]
+pub(super) struct Search<const F: usize> {
+    rows: [Row<F>; MAX_N as usize],
+    len: [usize; MAX_N as usize],
+    /// Bit r of `open`: row r has open nodes; of `ready`: at least a register of them.
+    open: u32,
+    ready: u32,
+}
+
+impl<const F: usize> Search<F> {
+    /// A search with no open node.
+    fn new() -> Search<F> {
+        // Zeroed, so that lanes read past the open nodes hold defined values (they are ignored).
+        Search {
+            rows: [[[0; CAP]; F]; MAX_N as usize],
+            len: [0; MAX_N as usize],
+            open: 0,
+            ready: 0,
+        }
+    }
+
+    /// Adds an open node to row `r`, which must have room.
+    fn push(&mut self, r: usize, node: [u32; F], lanes: usize) {
+        let i = self.len[r];
+        for (field, v) in self.rows[r].iter_mut().zip(node) {
+            field[i] = v;
+        }
+        self.set_len(r, i + 1, lanes);
+    }
+
+    /// Sets the length of row `r` and its bits in `open` and `ready`.
+    #[inline(always)]
+    fn set_len(&mut self, r: usize, len: usize, lanes: usize) {
+        self.len[r] = len;
+        self.open = self.open & !(1 << r) | u32::from(len > 0) << r;
+        self.ready = self.ready & !(1 << r) | u32::from(len >= lanes) << r;
+    }
+
+    /// Empties every row.
+    fn clear(&mut self) {
+        self.len = [0; MAX_N as usize];
+        self.open = 0;
+        self.ready = 0;
+    }
+
+    /// Moves half of the open nodes of this search's shallowest row with two or more to `to`
+    /// (which has none); false if there is no such row.
+    fn share(&mut self, to: &mut Search<F>, lanes: usize) -> bool {
+        let Some(r) = (0..MAX_N as usize).find(|&r| self.len[r] >= 2) else {
+            return false;
+        };
+        let len = self.len[r];
+        let keep = len - len / 2;
+        for i in keep..len {
+            to.push(r, self.rows[r].map(|field| field[i]), lanes);
+        }
+        self.set_len(r, keep, lanes);
+        true
+    }
+
+    /// One step (see the module documentation). `open` must not be empty.
+    ///
+    /// # Safety
+    /// The processor must have `V`'s features.
+    #[inline(always)]
+    unsafe fn step<V: Vector, S: Sink>(&mut self, sh: &Shared, sink: &mut S) {
+        let lanes = sh.lanes;
+        let r = if self.ready != 0 {
+            31 - self.ready.leading_zeros() as usize
+        } else {
+            self.open.trailing_zeros() as usize
+        };
+        let take = self.len[r].min(lanes);
+        let base = self.len[r] - take;
+        let k = sh.all_lanes >> (lanes - take);
+        // Rows hold fewer than two registers of nodes, so `i + lanes <= CAP` below: every
+        // access is inside the row.
+        let get = |row: &Row<F>, field: usize, i: usize| {
+            debug_assert!(i + lanes <= CAP);
+            V::load(row[field].as_ptr().add(i))
+        };
+        let put = |row: &mut Row<F>, field: usize, i: usize, v: V| {
+            debug_assert!(i + lanes <= CAP);
+            v.store(row[field].as_mut_ptr().add(i));
+        };
+        let this = &mut self.rows[r];
+        let cols = get(this, COLS, base);
+        let up = get(this, UP, base);
+        let down = get(this, DOWN, base);
+        let free = get(this, FREE, base);
+
+        // The lowest untried square of every node; nodes with squares left stay open.
+        let bit = free.lowest();
+        let rest = free.xor(bit);
+        let keep = k & rest.nonzero();
+        put(this, COLS, base, cols.compress(keep));
+        put(this, UP, base, up.compress(keep));
+        put(this, DOWN, base, down.compress(keep));
+        put(this, FREE, base, rest.compress(keep));
+
+        // The children's history: the parent's, and this row's column in its word.
+        let mut words = [V::splat(0); MAX_WORDS];
+        if S::HISTORY {
+            let i = r - sh.first;
+            let column = bit.index().shl(BITS_PER_ROW * (i % ROWS_PER_WORD));
+            for (w, word) in words.iter_mut().enumerate().take(sh.words) {
+                let parent = get(this, WORDS + w, base);
+                put(this, WORDS + w, base, parent.compress(keep));
+                *word = if w == i / ROWS_PER_WORD {
+                    parent.or(column)
+                } else {
+                    parent
+                };
+            }
+        }
+        self.set_len(r, base + keep.count_ones() as usize, lanes);
+
+        // The children: the attacks on row r + 1.
+        let c = cols.or(bit);
+        let u = up.or(bit).shl1();
+        let d = down.or(bit).shr1();
+        let need = V::splat(sh.need[r]);
+        let valid = k & c.and(need).eq(need);
+        let attacked = c.or(u).or(d);
+
+        if r == sh.n - 3 {
+            // Rows n-2 and n-1: the two free columns x < y, either way round.
+            let rest = c.and_not(V::splat(full_mask(sh.n as u32)));
+            let x = rest.lowest();
+            let y = rest.xor(x);
+            let pen = attacked.and_not(V::splat(sh.allow[sh.n - 2]));
+            let last = u.shl1().or(d.shr1()).and_not(V::splat(sh.allow[sh.n - 1]));
+            let apart = valid & !x.shl1().eq(y);
+            let xy = apart & pen.and(x).nonzero() & last.and(y).nonzero();
+            let yx = apart & pen.and(y).nonzero() & last.and(x).nonzero();
+            sink.add(xy.count_ones() + yx.count_ones());
+            if S::HISTORY && xy | yx != 0 {
+                settle(sh, xy, yx, x, y, &words, sink);
+            }
+        } else {
+            let child_free = attacked.and_not(V::splat(sh.allow[r + 1]));
+            let live = valid & child_free.nonzero();
+            let end = self.len[r + 1];
+            let next = &mut self.rows[r + 1];
+            put(next, COLS, end, c.compress(live));
+            put(next, UP, end, u.compress(live));
+            put(next, DOWN, end, d.compress(live));
+            put(next, FREE, end, child_free.compress(live));
+            if S::HISTORY {
+                for (w, word) in words.iter().enumerate().take(sh.words) {
+                    put(next, WORDS + w, end, word.compress(live));
+                }
+            }
+            self.set_len(r + 1, end + live.count_ones() as usize, lanes);
+        }
+    }
+}
+
+/// Hands the solutions of one step, lanes `xy` (`x` then `y`) and `yx`, to `sink`.
+///
+/// # Safety
+/// The processor must have `V`'s features.
+#[cold]
+#[inline(never)]
+pub(super) unsafe fn settle<V: Vector, S: Sink>(
+    sh: &Shared,
+    xy: u32,
+    yx: u32,
+    x: V,
+    y: V,
+    words: &[V; MAX_WORDS],
+    sink: &mut S,
+) {
+    let mut xs = [0u32; MAX_LANES];
+    let mut ys = [0u32; MAX_LANES];
+    let mut hist = [[0u32; MAX_LANES]; MAX_WORDS];
+    x.store(xs.as_mut_ptr());
+    y.store(ys.as_mut_ptr());
+    for (h, w) in hist.iter_mut().zip(words).take(sh.words) {
+        w.store(h.as_mut_ptr());
+    }
+    for (lanes, flipped) in [(xy, false), (yx, true)] {
+        let mut lanes = lanes;
+        while lanes != 0 {
+            let lane = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let mut mine = [0u32; MAX_WORDS];
+            for (m, h) in mine.iter_mut().zip(&hist) {
+                *m = h[lane];
+            }
+            let (pen, last) = if flipped {
+                (ys[lane], xs[lane])
+            } else {
+                (xs[lane], ys[lane])
+            };
+            sink.solution(&mine[..sh.words], pen, last);
+        }
+    }
+}
+
+thread_local! {
+    /// Each thread's searches, kept between calls (zeroing them anew would cost more than
+    /// small searches).
+    pub(super) static COUNTING: RefCell<Option<Box<[Search<4>; WAYS]>>> = const { RefCell::new(None) };
+    pub(super) static RECORDING: RefCell<Option<Box<[Search<{ WORDS + MAX_WORDS }>; WAYS]>>> =
+        const { RefCell::new(None) };
+}
+
+/// Runs `f` on this thread's searches, or on new ones if they are in use.
+pub(super) fn with_searches<const F: usize, R>(
+    key: &'static std::thread::LocalKey<RefCell<Option<Box<[Search<F>; WAYS]>>>>,
+    f: impl FnOnce(&mut [Search<F>; WAYS]) -> R,
+) -> R {
+    let fresh = || Box::new(std::array::from_fn(|_| Search::new()));
+    key.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => f(slot.get_or_insert_with(fresh)),
+        Err(_) => f(&mut fresh()),
+    })
+}
+
+/// The search itself (see the module documentation), for any [`Vector`]; inlined into one
+/// function per instruction set.
+///
+/// [`WAYS`] independent searches take turns, so that while one waits for the values it has just
+/// stored, the processor works on the others. They start with the squares of the first row dealt
+/// in turn; whenever one runs out of open nodes, it takes half of the shallowest row holding two
+/// or more of another, so all stay busy to the end.
+///
+/// # Safety
+/// The processor must have `V`'s features.
+#[inline(always)]
+pub(super) unsafe fn run<V: Vector, S: Sink, const F: usize>(
+    s: &mut [Search<F>; WAYS],
+    n: u32,
+    first: u32,
+    m: Masks,
+    rows: &Rows,
+    sink: &mut S,
+) {
+    let (n, first) = (n as usize, first as usize);
+    let mut need = [0u32; MAX_N as usize];
+    if rows.deadline.0 < n {
+        need[rows.deadline.0] = rows.deadline.1;
+    }
+    let sh = Shared {
+        n,
+        first,
+        lanes: V::LANES,
+        all_lanes: (1u32 << V::LANES) - 1,
+        allow: &rows.allow,
+        need,
+        words: if S::HISTORY {
+            (n - 2 - first).div_ceil(ROWS_PER_WORD)
+        } else {
+            0
+        },
+    };
+    debug_assert!(WORDS + sh.words <= F);
+    let free = !(m.cols | m.diag_up | m.diag_down) & rows.allow[first];
+    if free == 0 {
+        return;
+    }
+    for s in s.iter_mut() {
+        s.clear();
+    }
+    // The root's squares dealt to the searches in turn: each starts at once.
+    let mut squares = free;
+    let mut i = 0;
+    while squares != 0 {
+        let bit = squares & squares.wrapping_neg();
+        squares ^= bit;
+        let mut root = [0; F];
+        root[..WORDS].copy_from_slice(&[m.cols, m.diag_up, m.diag_down, bit]);
+        s[i % WAYS].push(first, root, V::LANES);
+        i += 1;
+    }
+    loop {
+        if s.iter().all(|s| s.open != 0) {
+            for s in s.iter_mut() {
+                s.step::<V, S>(&sh, sink);
+            }
+            continue;
+        }
+        // Refill every idle search from a busy one where one can give; step the busy ones.
+        for idle in 0..WAYS {
+            if s[idle].open == 0 {
+                let (lo, hi) = s.split_at_mut(idle);
+                let (to, hi) = hi.split_first_mut().expect("idle < WAYS");
+                lo.iter_mut().chain(hi).any(|from| from.share(to, V::LANES));
+            }
+        }
+        let mut busy = false;
+        for s in s.iter_mut() {
+            if s.open != 0 {
+                s.step::<V, S>(&sh, sink);
+                busy = true;
+            }
+        }
+        if !busy {
+            break;
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! The lane kernels against the depth-first search.
+
+use super::*;
+use crate::search::dfs::unconstrained;
+use proptest::prelude::*;
+
+fn kernels() -> Vec<Kernel> {
+    Kernel::ALL.into_iter().filter(|k| k.available()).collect()
+}
+
+#[test]
+fn names_round_trip() {
+    for k in Kernel::ALL {
+        assert_eq!(Kernel::from_name(k.name()), Some(k));
+    }
+    assert_eq!(Kernel::from_name("sse"), None);
+    assert!(Kernel::Dfs.available());
+    assert!(Kernel::best().available());
+}
+
+#[test]
+fn counts_whole_boards() {
+    for n in 3..=12u32 {
+        let rows = Rows {
+            allow: unconstrained(n),
+            deadline: (MAX_N as usize, 0),
+        };
+        let want = crate::known::published(n).unwrap().total as u64;
+        for k in Kernel::ALL {
+            assert_eq!(
+                count_from(0, k, n, 0, Masks::EMPTY, &rows),
+                want,
+                "n = {n}, {k:?}"
+            );
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn kernels_agree_with_the_depth_first_search(
+        n in 5u32..=12,
+        first in 0u32..3,
+        holes in proptest::collection::vec(any::<u32>(), 32),
+        dead_row in 0usize..12,
+        dead_cols in any::<u32>(),
+    ) {
+        let full = full_mask(n);
+        let mut allow = [0u32; 32];
+        for r in 0..n as usize {
+            // Sparse holes, so that many searches still find solutions.
+            allow[r] = full & !(holes[r] & holes[(r + 7) % 32] & holes[(r + 13) % 32]);
+        }
+        let rows = Rows { allow, deadline: (dead_row, dead_cols & full & 0b1000_0001) };
+        let mut m = Masks::EMPTY;
+        for &row in &allow[..first as usize] {
+            let free = m.free(full) & row;
+            prop_assume!(free != 0);
+            m = m.place(free & free.wrapping_neg());
+        }
+        let want = count_from(0, Kernel::Dfs, n, first, m, &rows);
+        for k in kernels() {
+            prop_assert_eq!(count_from(0, k, n, first, m, &rows), want, "{:?}", k);
+        }
+    }
+
+    #[test]
+    fn visits_every_solution_once(
+        n in 5u32..=12,
+        first in 0u32..3,
+        holes in proptest::collection::vec(any::<u32>(), 32),
+    ) {
+        let full = full_mask(n);
+        let mut allow = [0u32; 32];
+        for r in 0..n as usize {
+            allow[r] = full & !(holes[r] & holes[(r + 5) % 32]);
+        }
+        let rows = Rows { allow, deadline: (MAX_N as usize, 0) };
+        let mut m = Masks::EMPTY;
+        for &row in &allow[..first as usize] {
+            let free = m.free(full) & row;
+            prop_assume!(free != 0);
+            m = m.place(free & free.wrapping_neg());
+        }
+        let solutions = |k| {
+            let mut all = Vec::new();
+            visit_from(0, k, n, first, m, &rows, |tail| all.push(tail.to_vec()));
+            all.sort();
+            all
+        };
+        let want = solutions(Kernel::Dfs);
+        prop_assert_eq!(want.len() as u64, count_from(0, Kernel::Dfs, n, first, m, &rows));
+        for tail in &want {
+            // Each is a valid completion of the prefix within the allowed squares.
+            let mut at = m;
+            for (i, &col) in tail.iter().enumerate() {
+                let bit = 1u32 << col;
+                prop_assert!(at.free(full) & allow[first as usize + i] & bit != 0);
+                at = at.place(bit);
+            }
+        }
+        for k in kernels() {
+            prop_assert_eq!(&solutions(k), &want, "{:?}", k);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// Boards up to 32 columns, kept small by sparse rows: each row allows a known
+    /// solution's square and a few random ones (some rows all squares, as many as 32 roots
+    /// to deal), with random deadlines; counts and visited solutions as the depth-first
+    /// search finds them, on every kernel, with and without the small-tree cut-over.
+    #[test]
+    fn kernels_agree_on_large_sparse_boards(
+        n in 16u32..=32,
+        extra in proptest::collection::vec(any::<u32>(), 32),
+        density in 0u32..3,
+        open_rows in proptest::collection::vec(0usize..32, 0..3),
+        first in 0u32..5,
+        dead_row in 0usize..40,
+        dead_cols in any::<u32>(),
+    ) {
+        let full = full_mask(n);
+        let c = crate::solutions::construct(u64::from(n)).unwrap().unwrap();
+        let mut allow = [0u32; 32];
+        for r in 0..n as usize {
+            // Random squares: a quarter of the row down to a sixteenth (`extra` ANDed).
+            let thin = (0..=density).fold(extra[r], |x, i| x & extra[(r + 7 * i as usize + 5) % 32]);
+            allow[r] = (1 << c.column(r as u64) | thin) & full;
+        }
+        for &r in open_rows.iter().filter(|&&r| r < n as usize) {
+            allow[r] = full;
+        }
+        // The deadline asks for some of the columns the known solution has taken by then,
+        // so that it, and others like it, survive.
+        let taken = (0..=dead_row.min(n as usize - 1)).fold(0, |t, r| t | 1 << c.column(r as u64));
+        let rows = Rows { allow, deadline: (dead_row, dead_cols & taken) };
+        // The prefix: the known solution's first queens.
+        let m = (0..u64::from(first)).fold(Masks::EMPTY, |m, r| m.place(1 << c.column(r)));
+        prop_assume!(small(n, first as usize, m, &rows, &mut 1_000_000));
+        let solutions = |k, min_rows| {
+            let mut all = Vec::new();
+            visit_from(min_rows, k, n, first, m, &rows, |tail| all.push(tail.to_vec()));
+            all.sort();
+            all
+        };
+        let want = solutions(Kernel::Dfs, 0);
+        for k in kernels() {
+            for min_rows in [0, MIN_ROWS] {
+                prop_assert_eq!(
+                    count_from(min_rows, k, n, first, m, &rows),
+                    want.len() as u64,
+                    "{:?}", k
+                );
+                prop_assert_eq!(&solutions(k, min_rows), &want, "{:?}", k);
+            }
+        }
+    }
+}
+
+/// Whether the tree below row `row` (deadline aside) has at most `budget` nodes: the
+/// random boards above are kept to those, so that every case is quick.
+pub(crate) fn small(n: u32, row: usize, m: Masks, rows: &Rows, budget: &mut u64) -> bool {
+    if row == n as usize {
+        return true;
+    }
+    let mut free = m.free(full_mask(n)) & rows.allow[row];
+    while free != 0 {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        let bit = free & free.wrapping_neg();
+        free &= free - 1;
+        if !small(n, row + 1, m.place(bit), rows, budget) {
+            return false;
+        }
+    }
+    true
+}
+
+#[test]
+fn visits_the_largest_boards() {
+    // Rows 0..=2 placed, 27 rows recorded in five history words, columns up to 31.
+    let n = 32;
+    let mut rows = Rows {
+        allow: unconstrained(n),
+        deadline: (MAX_N as usize, 0),
+    };
+    // A known solution (the explicit construction), pinned down from row 3 to row 24: the
+    // search only has the last rows to find, the history all five words.
+    let c = crate::solutions::construct(u64::from(n)).unwrap().unwrap();
+    let s: Vec<u8> = (0..u64::from(n)).map(|r| c.column(r) as u8).collect();
+    let mut m = Masks::EMPTY;
+    for (r, &c) in s.iter().enumerate() {
+        if r < 3 {
+            m = m.place(1 << c);
+        } else if r < 25 {
+            rows.allow[r] = 1 << c;
+        }
+    }
+    let mut found = Vec::new();
+    for k in kernels() {
+        visit_from(0, k, n, 3, m, &rows, |tail| found.push((k, tail.to_vec())));
+    }
+    assert!(found.iter().all(|(_, t)| t.len() == 29));
+    assert!(found.iter().any(|(_, t)| t[..] == s[3..]));
+    let dfs: Vec<_> = found
+        .iter()
+        .filter(|(k, _)| *k == Kernel::Dfs)
+        .map(|(_, t)| t)
+        .collect();
+    for k in kernels() {
+        let mine: Vec<_> = found
+            .iter()
+            .filter(|(x, _)| *x == k)
+            .map(|(_, t)| t)
+            .collect();
+        let (mut a, mut b) = (mine.clone(), dfs.clone());
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "{k:?}");
+    }
+}

@@ -11,7 +11,7 @@
 //! Solutions themselves come from [`solutions`] (one solution for any N by an explicit
 //! construction; every solution of a job, streamed in lexicographic order; the UVa 750 judge
 //! problem) and are written by [`format`](mod@format) (columns, board, matrix, JSON Lines).
-//! [`bench`] measures how the engine scales; [`known`] holds the published values.
+//! [`bench`](mod@bench) measures how the engine scales; [`known`] holds the published values.
 //!
 //! ```
 //! use nqueens::{count, Job, Method};

@@ -3,7 +3,7 @@
 //!
 //! The split is deterministic (it depends only on the job), so every machine computes the same
 //! assignment without talking to the others, and balanced by the estimated cost of the units
-//! ([`crate::cost`]): greedy longest-processing-time first — units by falling estimate (ties by
+//! ([`crate::plan::cost`]): greedy longest-processing-time first — units by falling estimate (ties by
 //! index), each to the least-loaded shard (ties to the lowest shard). Graham (1969) bounds its
 //! makespan by 4/3 of the best possible for exact costs.
 

@@ -6,11 +6,11 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::OnceLock;
 
-/// The code that runs [`count`].
+/// The code that walks a unit's tree: the depth-first search or the lanes of a vector unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kernel {
-    /// The depth-first search of [`crate::search::bounded`], one node at a time: any processor.
+    /// The depth-first search with bound masks, one node at a time: any processor.
     Dfs,
     /// Eight lanes of AVX2.
     Avx2,

@@ -1,4 +1,4 @@
-//! `scaling.csv`: one row per configuration, the fields of [`Row`] as columns (empty cells for
+//! `scaling.csv`: one row per configuration, the fields of [`Row`](crate::bench::Row) as columns (empty cells for
 //! the figures that do not apply, such as the split depth of the serial solver).
 
 use super::Exporter;

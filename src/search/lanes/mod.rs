@@ -133,7 +133,7 @@ trait Sink {
     const HISTORY: bool;
     /// `pairs` solutions were found (a node's two free columns, one way round or the other).
     fn add(&mut self, pairs: u32);
-    /// One solution: `words` the history of its node (see [`Shared::words`]), `pen` and `last`
+    /// One solution: `words` the history of its node (see [`scheduler::Shared`]), `pen` and `last`
     /// the bits of the queens of rows `n - 2` and `n - 1`. Only called when `HISTORY`.
     fn solution(&mut self, words: &[u32], pen: u32, last: u32);
 }
@@ -237,7 +237,7 @@ trait Vector: Copy {
 const MAX_LANES: usize = 16;
 /// Room per row: fewer than two registers of open nodes, plus a register written past the end.
 const CAP: usize = 3 * MAX_LANES;
-/// Searches that take turns (see [`run`]).
+/// Searches that take turns (see [`scheduler::run`]).
 const WAYS: usize = 4;
 /// The fewest lanes of any [`Vector`] (AVX2).
 const MIN_LANES: usize = 8;

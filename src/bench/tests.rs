@@ -1,0 +1,238 @@
+//! The harness on small boards: rows, checks, statistics and projections.
+
+use super::*;
+
+fn small() -> Settings {
+    Settings {
+        n_min: 6,
+        n_max: 8,
+        threads: vec![1, 2],
+        repeat: 2,
+        split_depths: vec![],
+        methods: vec![Method::D4, Method::Mirror],
+        kernel: Kernel::Dfs,
+    }
+}
+
+fn published(n: u32) -> Option<u128> {
+    crate::known::published(n).map(|p| p.total)
+}
+
+#[test]
+fn default_thread_lists() {
+    assert_eq!(default_threads(1), vec![1]);
+    assert_eq!(default_threads(2), vec![1, 2]);
+    assert_eq!(default_threads(6), vec![1, 2, 4, 6]);
+    assert_eq!(default_threads(16), vec![1, 2, 4, 8, 16]);
+    assert_eq!(default_threads(256), vec![1, 2, 4, 8, 16, 32, 64, 128, 256]);
+    assert_eq!(default_threads(0), vec![1]);
+}
+
+#[test]
+fn settings_are_validated() {
+    assert!(small().validate().is_ok());
+    let bad = [
+        Settings {
+            n_min: 9,
+            n_max: 8,
+            ..small()
+        },
+        Settings {
+            n_min: 0,
+            ..small()
+        },
+        Settings {
+            threads: vec![1, 0],
+            ..small()
+        },
+        Settings {
+            threads: vec![],
+            ..small()
+        },
+        Settings {
+            repeat: 0,
+            ..small()
+        },
+        Settings {
+            n_max: 33,
+            ..small()
+        },
+        // Depth 4 is deeper than a 3x3 board.
+        Settings {
+            n_min: 3,
+            split_depths: vec![4],
+            ..small()
+        },
+    ];
+    for s in bad {
+        assert!(matches!(s.validate(), Err(BenchError::Invalid(_))), "{s:?}");
+    }
+}
+
+#[test]
+fn a_small_benchmark_has_every_row_and_figure() {
+    let report = run(
+        &small(),
+        Machine::detect("test".into()),
+        &published,
+        &mut NoProgress,
+    )
+    .unwrap();
+    // Per N: serial, then the engine with d4 and with mirror, each on 1 and on 2 threads.
+    assert_eq!(report.rows.len(), 3 * 5);
+    let methods: Vec<&str> = report.rows[..5].iter().map(|r| r.method.as_str()).collect();
+    assert_eq!(methods, ["mirror", "d4", "d4", "mirror", "mirror"]);
+    for r in &report.rows {
+        assert_eq!(u128::from(r.solutions), published(r.n).unwrap());
+        assert_eq!(r.repeats, 2);
+        assert!(r.min_s <= r.median_s && r.min_s > 0.0);
+        assert!(r.nodes > 0);
+        match r.solver {
+            Solver::Serial => {
+                assert_eq!((r.threads, r.split_depth, r.units), (1, None, None));
+                assert_eq!(r.unit_max_over_mean, None);
+                assert_eq!(r.scaling, None);
+            }
+            Solver::Engine => {
+                assert!(r.units.unwrap() > 0);
+                // Against the same method's 1-thread row of the same N.
+                let one = report
+                    .rows
+                    .iter()
+                    .find(|o| {
+                        (o.n, o.solver, &o.method, o.threads) == (r.n, Solver::Engine, &r.method, 1)
+                    })
+                    .unwrap();
+                assert_eq!(r.scaling, Some(one.median_s / r.median_s));
+                assert!(r.unit_max_over_mean.unwrap() >= 1.0);
+                assert!((0.0..=1.0).contains(&r.tail_share.unwrap()));
+            }
+        }
+        let e = r.efficiency.unwrap();
+        assert!((e * r.threads as f64 - r.speedup.unwrap()).abs() < 1e-9);
+    }
+    // The serial solver's node counts against a textbook recount of its tree.
+    for r in report.rows.iter().filter(|r| r.solver == Solver::Serial) {
+        assert_eq!(r.nodes, naive_serial_nodes(r.n), "N = {}", r.n);
+    }
+    // The serial row is its own baseline.
+    assert_eq!(report.rows[0].speedup, Some(1.0));
+    assert_eq!(report.rows[0].solver, Solver::Serial);
+    assert_eq!(report.schema_version, SCHEMA_VERSION);
+    // Runs this short are never taken as a sign of a busy machine.
+    assert_eq!(report.busy_warning(), None);
+    // Projections from the 1-thread runs: every N and method (one default depth each) at 8
+    // thread counts.
+    assert_eq!(report.projections.len(), 3 * 2 * PROJECTED_THREADS.len());
+    for p in &report.projections {
+        assert!(p.efficiency_bound > 0.0 && p.efficiency_bound <= 1.0 + 1e-9);
+        assert!((0.0..=1.0).contains(&p.tail_share));
+    }
+}
+
+/// The queens a mirror-halved search places below row 0 (first queen in the left half, or
+/// the middle column), by plain recursion.
+fn naive_serial_nodes(n: u32) -> u64 {
+    fn below(n: usize, cols: &mut Vec<usize>) -> u64 {
+        let row = cols.len();
+        if row == n {
+            return 0;
+        }
+        let mut nodes = 0;
+        for c in 0..n {
+            let safe = cols
+                .iter()
+                .enumerate()
+                .all(|(r, &q)| q != c && q.abs_diff(c) != row - r);
+            if safe {
+                cols.push(c);
+                nodes += 1 + below(n, cols);
+                cols.pop();
+            }
+        }
+        nodes
+    }
+    let n = n as usize;
+    (0..n.div_ceil(2)).map(|c| below(n, &mut vec![c])).sum()
+}
+
+#[test]
+fn a_method_that_falls_back_to_another_measured_one_has_no_row_of_its_own() {
+    // At N = 1 d4 runs as mirror: one mirror row per thread count, each scaled against
+    // the mirror 1-thread row.
+    let settings = Settings {
+        n_min: 1,
+        n_max: 2,
+        ..small()
+    };
+    let report = run(
+        &settings,
+        Machine::detect("test".into()),
+        &published,
+        &mut NoProgress,
+    )
+    .unwrap();
+    let n1: Vec<(&str, usize)> = report
+        .rows
+        .iter()
+        .filter(|r| r.n == 1)
+        .map(|r| (r.method.as_str(), r.threads))
+        .collect();
+    assert_eq!(n1, [("mirror", 1), ("mirror", 1), ("mirror", 2)]);
+    let n2: Vec<&str> = report
+        .rows
+        .iter()
+        .filter(|r| r.n == 2)
+        .map(|r| r.method.as_str())
+        .collect();
+    assert_eq!(n2, ["mirror", "d4", "d4", "mirror", "mirror"]);
+}
+
+#[test]
+fn a_count_mismatch_is_an_error() {
+    // An expectation that is off by one for N = 7 only.
+    let wrong = |n: u32| published(n).map(|t| if n == 7 { t + 1 } else { t });
+    let err = run(
+        &small(),
+        Machine::detect("test".into()),
+        &wrong,
+        &mut NoProgress,
+    )
+    .unwrap_err();
+    match err {
+        BenchError::Mismatch {
+            n, got, expected, ..
+        } => assert_eq!((n, got, expected), (7, 40, 41)),
+        other => panic!("expected a mismatch, got {other}"),
+    }
+    // No published value at all: refused before any run.
+    let none = |_: u32| None;
+    assert!(matches!(
+        run(
+            &small(),
+            Machine::detect("test".into()),
+            &none,
+            &mut NoProgress
+        ),
+        Err(BenchError::Invalid(_))
+    ));
+}
+
+#[test]
+fn a_busy_machine_is_reported() {
+    let mut report = export::tests::sample();
+    assert_eq!(report.busy_warning(), None);
+    // 2 threads for 0.5 s could use 1 s of CPU; 0.6 s is 60 %.
+    let r = &mut report.rows[5];
+    (r.median_s, r.cpu_s) = (0.5, Some(0.6));
+    let w = report.busy_warning().unwrap();
+    assert!(w.contains("N = 11 engine on 2 threads got 60 %"), "{w}");
+}
+
+#[test]
+fn dates_from_day_counts() {
+    assert_eq!(civil_from_days(0), (1970, 1, 1));
+    assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    assert_eq!(civil_from_days(20_819), (2027, 1, 1));
+    assert_eq!(civil_from_days(-1), (1969, 12, 31));
+}

@@ -23,6 +23,8 @@
 //! # Ok::<(), nqueens::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod bench;
 pub mod engine;
 mod error;

@@ -266,6 +266,12 @@ impl Engine {
 
 pub use crate::plan::MAX_THREADS;
 
+/// OpenCL devices that can take counting work: listed by `nqueens devices`. The OpenCL library is
+/// loaded at run time, so a machine without it runs every CPU count and gets a clear error here.
+pub mod opencl {
+    pub use crate::search::opencl::{devices, DeviceInfo, DeviceKind, OpenClError};
+}
+
 /// The single-threaded reference solver: one bitmask search over the whole board with mirror
 /// halving (first-row queen in the left half, counted twice; for odd N the middle column once).
 /// It uses no work units and no threads; the parallel engine is measured against it.

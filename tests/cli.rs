@@ -242,3 +242,13 @@ fn help_names_the_default_thread_count() {
         .success()
         .stdout(predicate::str::contains("all logical cores"));
 }
+
+#[test]
+fn devices_without_opencl_say_why() {
+    let empty = tempfile::tempdir().unwrap();
+    nq().arg("devices")
+        .env("OCL_ICD_VENDORS", empty.path())
+        .assert()
+        .success()
+        .stdout(predicates::str::starts_with("no OpenCL devices: "));
+}

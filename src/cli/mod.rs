@@ -2,6 +2,7 @@
 
 mod bench;
 mod count;
+mod devices;
 mod list;
 mod longrun;
 mod merge;
@@ -36,6 +37,7 @@ enum Command {
     Uva750(uva750::Uva750Args),
     Merge(merge::MergeArgs),
     Bench(bench::BenchArgs),
+    Devices(devices::DevicesArgs),
 }
 
 /// Parses the command line and runs it.
@@ -82,6 +84,7 @@ pub fn run() -> Result<ExitCode> {
         Some(Command::Uva750(args)) => uva750::run(&args),
         Some(Command::Merge(args)) => merge::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
+        Some(Command::Devices(args)) => devices::run(&args),
     }
 }
 

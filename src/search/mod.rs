@@ -19,6 +19,7 @@ pub mod d4;
 pub mod dfs;
 mod kernel;
 pub mod lanes;
+pub mod opencl;
 pub mod symmetry;
 mod unit;
 

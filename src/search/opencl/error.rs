@@ -1,0 +1,95 @@
+//! The errors of the OpenCL back end.
+
+use opencl3::error_codes::{error_text, ClError, DLOPEN_RUNTIME_LOAD_FAILED};
+
+/// Everything that can go wrong when finding an OpenCL device or counting on one.
+///
+/// The first three variants say why no device can be used at all (see
+/// [`OpenClError::is_unavailable`]); the others are failures of a device that exists.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenClError {
+    /// The OpenCL library (the ICD loader, `libOpenCL.so.1` on Linux) could not be loaded. It is
+    /// loaded at run time, the first time OpenCL is used; `OPENCL_DYLIB_PATH` (a `;`-separated
+    /// list of paths) may name another library to try first.
+    #[error(
+        "the OpenCL library could not be loaded ({0}); install an OpenCL ICD loader \
+         (e.g. ocl-icd-libopencl1) and a driver, or set OPENCL_DYLIB_PATH"
+    )]
+    NoLibrary(String),
+    /// The library loaded, but no OpenCL platform (driver) is installed.
+    #[error("no OpenCL platform is installed (the OpenCL library found no driver)")]
+    NoPlatforms,
+    /// Platforms exist but none has a device.
+    #[error("no OpenCL device found on the {platforms} OpenCL platform(s) installed")]
+    NoDevices {
+        /// How many platforms were found.
+        platforms: usize,
+    },
+    /// A device index out of range.
+    #[error("there is no OpenCL device {index}: {available} device(s) found")]
+    NoSuchDevice {
+        /// The index asked for.
+        index: usize,
+        /// How many devices there are.
+        available: usize,
+    },
+    /// An OpenCL call failed.
+    #[error("OpenCL call {call} failed: {} ({code})", error_text(*.code))]
+    Api {
+        /// What was being done.
+        call: &'static str,
+        /// The OpenCL error code.
+        code: i32,
+    },
+    /// The kernels did not compile for the device.
+    #[error("building the OpenCL kernels for {device} failed: {} ({code}); build log:\n{log}", error_text(*.code))]
+    Build {
+        /// The device name.
+        device: String,
+        /// The OpenCL error code of the build.
+        code: i32,
+        /// The compiler's log.
+        log: String,
+    },
+    /// Arguments that the kernel cannot take (bad board size, sub-problem or rows index).
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+}
+
+impl OpenClError {
+    /// Whether the error says that no OpenCL device is present at all (no library, no
+    /// platform, no device), as opposed to a failure of a device that exists.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(
+            self,
+            OpenClError::NoLibrary(_) | OpenClError::NoPlatforms | OpenClError::NoDevices { .. }
+        )
+    }
+
+    /// The error for a failed OpenCL call. A failure to load the library (which any call can
+    /// report, as the library is loaded on first use) becomes [`OpenClError::NoLibrary`].
+    pub(crate) fn api(call: &'static str, e: ClError) -> OpenClError {
+        if e.0 == DLOPEN_RUNTIME_LOAD_FAILED {
+            OpenClError::NoLibrary(library_error().unwrap_or_else(|| error_text(e.0).to_owned()))
+        } else {
+            OpenClError::Api { call, code: e.0 }
+        }
+    }
+}
+
+/// Why the OpenCL library did not load, or `None` if it did. Loads it on the first call.
+pub(crate) fn library_error() -> Option<String> {
+    cl3::load_library().as_ref().err().map(ToString::to_string)
+}
+
+/// Attaches the name of the call to an OpenCL error.
+pub(crate) trait Context<T> {
+    /// Maps the error to [`OpenClError::api`] with `call`.
+    fn call(self, call: &'static str) -> Result<T, OpenClError>;
+}
+
+impl<T> Context<T> for Result<T, ClError> {
+    fn call(self, call: &'static str) -> Result<T, OpenClError> {
+        self.map_err(|e| OpenClError::api(call, e))
+    }
+}

@@ -10,10 +10,13 @@ fn nq() -> Command {
     Command::cargo_bin("nqueens").unwrap()
 }
 
+/// The standard output of a command that succeeds, or of a listing that finds no solution (exit
+/// code 1 with nothing on stdout, as `list` answers a board or queens without solutions).
 fn stdout_of(args: &[&str]) -> String {
     let out = nq().args(args).output().unwrap();
+    let none_found = out.status.code() == Some(1) && out.stdout.is_empty() && args[0] == "list";
     assert!(
-        out.status.success(),
+        out.status.success() || none_found,
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -82,8 +85,27 @@ fn list_agrees_with_naive_and_count() {
             .unwrap();
         assert_eq!(counted, got.len(), "n = {n}");
     }
-    // No solution: nothing listed, and that is not an error.
-    nq().args(["list", "3"]).assert().success().stdout("");
+    // No solution: nothing listed, and said as `solve` says it (stderr, exit code 1).
+    for n in ["2", "3"] {
+        nq().args(["list", n])
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(predicates::str::contains(format!(
+                "N = {n} has no solution"
+            )));
+    }
+    // Queens no solution contains: the same answer, naming them.
+    nq().args(["list", "4", "--place", "1,1"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicates::str::contains("contains the given queens"));
+    // A limit of zero asks for nothing: not a failure.
+    nq().args(["list", "8", "--limit", "0"])
+        .assert()
+        .success()
+        .stdout("");
 }
 
 #[test]
@@ -385,10 +407,12 @@ mod place_property {
                     prop_assert_eq!(out.status.code(), Some(2), "{:?}", args);
                     continue;
                 }
-                prop_assert!(out.status.success(), "{:?}", args);
                 let text = String::from_utf8(out.stdout).unwrap();
                 let expect =
                     naive_one_based(n, |s| queens.iter().all(|&(r, c)| s[r - 1] == c - 1));
+                // `list` finding nothing exits 1 (as `solve` does); `count` prints 0.
+                let code = if cmd == "list" && expect.is_empty() { 1 } else { 0 };
+                prop_assert_eq!(out.status.code(), Some(code), "{:?}", args);
                 if cmd == "list" {
                     prop_assert_eq!(columns(&text), expect);
                 } else {

@@ -71,6 +71,21 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
         threads,
     };
     match write_solutions(&job, &opts, io::stdout().lock()) {
+        // No solution at all is said as `solve` says it: a line on stderr and exit code 1.
+        Ok(0) if opts.limit != Some(0) => {
+            if args.place.is_empty() {
+                eprintln!(
+                    "nqueens: N = {} has no solution (every N except 2 and 3 has one)",
+                    args.n
+                );
+            } else {
+                eprintln!(
+                    "nqueens: no solution of N = {} contains the given queens",
+                    args.n
+                );
+            }
+            Ok(ExitCode::FAILURE)
+        }
         Ok(_) => Ok(ExitCode::SUCCESS),
         Err(WriteError::Invalid(e)) => Err(e.into()),
         Err(WriteError::Io(e)) => Err(e.into()),

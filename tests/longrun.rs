@@ -533,3 +533,40 @@ fn a_result_that_cannot_be_saved_at_the_end_goes_to_stdout() {
     let result = ShardResult::load(&path).unwrap();
     assert_eq!(result.total, published(15).unwrap().total);
 }
+
+/// A full disk names the user's file and the system's reason, never the temporary file beside it.
+/// Needs a small tmpfs (mounted as root); where none can be mounted, says so and passes.
+#[test]
+fn a_full_disk_names_the_users_file_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=16k", "tmpfs"])
+        .arg(dir.path())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        println!("skipped: cannot mount a small tmpfs here");
+        return;
+    }
+    // Fill it: nothing is left for the checkpoint.
+    let _ = std::fs::write(dir.path().join("fill"), vec![0u8; 64 * 1024]);
+    let ckpt = dir.path().join("q.ckpt");
+    let out = nq()
+        .args(["count", "12", "--checkpoint"])
+        .arg(&ckpt)
+        .output()
+        .unwrap();
+    let _ = std::process::Command::new("umount")
+        .arg(dir.path())
+        .status();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{:?} {stderr}", out.status);
+    assert!(
+        stderr.contains(&format!("cannot write {}", ckpt.display())),
+        "{stderr}"
+    );
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    assert!(!stderr.contains(".q.ckpt."), "{stderr}");
+    assert!(!stderr.contains("at path"), "{stderr}");
+}

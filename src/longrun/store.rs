@@ -181,10 +181,20 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
 /// is owner-only).
 pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let (dir, mut tmp) = temp_beside(path)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
+    tmp.write_all(bytes).map_err(reason_only)?;
+    tmp.as_file().sync_all().map_err(reason_only)?;
+    tmp.persist(path).map_err(|e| reason_only(e.error))?;
     sync_dir(dir)
+}
+
+/// The operating system's reason for an I/O error, without tempfile's note of its random file
+/// name ("... at path \"/dir/.q.ckpt.HuUSXk.tmp\""): the user only knows the file they named.
+fn reason_only(e: io::Error) -> io::Error {
+    let text = e.to_string();
+    match text.split_once(" at path ") {
+        Some((reason, _)) => io::Error::new(e.kind(), reason.to_string()),
+        None => e,
+    }
 }
 
 /// Checks, before hours of work, that `path` can later be written by [`write_atomic`]: a
@@ -218,14 +228,7 @@ fn temp_beside(path: &Path) -> io::Result<(&Path, tempfile::NamedTempFile)> {
     builder.prefix(&prefix).suffix(".tmp");
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
-    let tmp = builder.tempfile_in(dir).map_err(|e| {
-        // The operating system's reason, without tempfile's note of its random file name.
-        let text = e.to_string();
-        match text.split_once(" at path ") {
-            Some((reason, _)) => io::Error::new(e.kind(), reason.to_string()),
-            None => e,
-        }
-    })?;
+    let tmp = builder.tempfile_in(dir).map_err(reason_only)?;
     Ok((dir, tmp))
 }
 

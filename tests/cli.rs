@@ -252,3 +252,32 @@ fn devices_without_opencl_say_why() {
         .success()
         .stdout(predicates::str::starts_with("no OpenCL devices: "));
 }
+
+#[test]
+fn usage_errors_keep_clap_tips_and_name_negative_values() {
+    let line = |args: &[&str]| {
+        let out = nq().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        err
+    };
+    let err = line(&["count", "8", "--thread", "2"]);
+    assert!(
+        err.contains("a similar argument exists: '--threads'"),
+        "{err}"
+    );
+    let err = line(&["cout", "8"]);
+    assert!(
+        err.contains("a similar subcommand exists: 'count'"),
+        "{err}"
+    );
+    let err = line(&["count", "8", "--checkpoint-every", "-1"]);
+    assert!(
+        err.contains("--checkpoint-every cannot be negative, got -1"),
+        "{err}"
+    );
+    // Values the option's own parser reads keep its message.
+    let err = line(&["count", "8", "--threads", "-1"]);
+    assert!(err.contains("is not a thread count"), "{err}");
+}

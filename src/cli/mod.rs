@@ -64,10 +64,8 @@ pub fn run() -> Result<ExitCode> {
             // Clap's message up to its usage block, which may span lines (a list of missing
             // arguments), joined into one.
             let text = e.to_string();
-            let message = text.split("\n\n").next().unwrap_or("invalid arguments");
-            let message = message.strip_prefix("error: ").unwrap_or(message);
-            let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
-            return Err(UsageError(format!("{message} (see nqueens --help)")).into());
+            let args: Vec<String> = std::env::args().collect();
+            return Err(UsageError(clap_line(&text, &args)).into());
         }
         Err(e) => {
             // --help and --version.
@@ -86,6 +84,41 @@ pub fn run() -> Result<ExitCode> {
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Devices(args)) => devices::run(&args),
     }
+}
+
+/// Clap's error message `text` on one line: its first paragraph (which may list several missing
+/// arguments), then its tips ("a similar argument exists: '--threads'"). A negative number where
+/// an option expects a value is said to be negative rather than an unknown argument.
+fn clap_line(text: &str, args: &[String]) -> String {
+    let mut paragraphs = text.split("\n\n");
+    let first = paragraphs.next().unwrap_or("invalid arguments");
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    let mut line = first.split_whitespace().collect::<Vec<_>>().join(" ");
+    let negative = args.iter().enumerate().skip(1).find(|(_, a)| {
+        a.len() > 1
+            && a.starts_with('-')
+            && a[1..].parse::<f64>().is_ok()
+            && first.starts_with(&format!("unexpected argument '{a}'"))
+    });
+    if let Some((i, value)) = negative {
+        let option = args.get(i - 1).filter(|o| o.starts_with("--"));
+        return match option {
+            Some(option) => {
+                format!("{option} cannot be negative, got {value} (see nqueens --help)")
+            }
+            None => format!("unexpected negative number {value} (see nqueens --help)"),
+        };
+    }
+    for tip in paragraphs
+        .flat_map(str::lines)
+        .map(str::trim)
+        .filter(|l| l.starts_with("tip:"))
+    {
+        line.push_str("; ");
+        line.push_str(tip);
+    }
+    line.push_str(" (see nqueens --help)");
+    line
 }
 
 /// An error in what the user asked for (exit code 2), as opposed to a failure while doing it.

@@ -281,3 +281,36 @@ fn usage_errors_keep_clap_tips_and_name_negative_values() {
     let err = line(&["count", "8", "--threads", "-1"]);
     assert!(err.contains("is not a thread count"), "{err}");
 }
+
+/// On a terminal the bare form says what it waits for (on stderr); piped input stays the judge
+/// form. The terminal is a pseudo-terminal from util-linux `script`; without it, says so and passes.
+#[test]
+fn bare_nqueens_on_a_terminal_says_what_it_reads() {
+    nq().write_stdin("8\n")
+        .assert()
+        .success()
+        .stdout("92\n")
+        .stderr("");
+    let bin = assert_cmd::cargo::cargo_bin("nqueens");
+    let Ok(mut child) = std::process::Command::new("script")
+        .args(["-qec"])
+        .arg(bin.as_os_str())
+        .arg("/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+    else {
+        println!("skipped: no `script` here");
+        return;
+    };
+    {
+        use std::io::Write;
+        let mut input = child.stdin.take().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        input.write_all(b"8\n\x04").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("reading N from standard input"), "{text}");
+    assert!(text.contains("92"), "{text}");
+}

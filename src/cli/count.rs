@@ -79,6 +79,14 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
 
 /// Reads N from standard input (the BOJ 9663 form) and prints the count.
 pub fn from_stdin() -> Result<ExitCode> {
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        // A person at a terminal, not a judge's pipe: say what is awaited (on stderr, so the
+        // output stays the judge form).
+        eprintln!(
+            "nqueens: reading N from standard input: type a board size, then Enter and Ctrl-D \
+             (or run `nqueens count N`; see nqueens --help)"
+        );
+    }
     // Far more than a board size with any whitespace around it.
     let input = super::read_stdin(1 << 20, "a board size")?;
     let words: Vec<&str> = input.split_whitespace().collect();

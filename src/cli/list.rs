@@ -74,10 +74,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
         // No solution at all is said as `solve` says it: a line on stderr and exit code 1.
         Ok(0) if opts.limit != Some(0) => {
             if args.place.is_empty() {
-                eprintln!(
-                    "nqueens: N = {} has no solution (every N except 2 and 3 has one)",
-                    args.n
-                );
+                eprintln!("nqueens: {}", super::solve::no_solution(u64::from(args.n)));
             } else {
                 eprintln!(
                     "nqueens: no solution of N = {} contains the given queens",

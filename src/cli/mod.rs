@@ -61,8 +61,6 @@ pub fn run() -> Result<ExitCode> {
         }
         Err(e) if e.use_stderr() => {
             // One line, not clap's usage block: the first line of its message names the problem.
-            // Clap's message up to its usage block, which may span lines (a list of missing
-            // arguments), joined into one.
             let text = e.to_string();
             let args: Vec<String> = std::env::args().collect();
             return Err(UsageError(clap_line(&text, &args)).into());

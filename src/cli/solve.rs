@@ -30,14 +30,16 @@ fn parse_big_n(s: &str) -> Result<u64, String> {
     Ok(n)
 }
 
+/// What `solve` and `list` say of a board without solutions.
+pub(super) fn no_solution(n: u64) -> String {
+    format!("N = {n} has no solution (every N except 2 and 3 has one)")
+}
+
 pub fn run(args: &SolveArgs) -> Result<ExitCode> {
     let fmt = args.format.format();
     format::check_size(fmt.as_ref(), args.format.name(), args.n)?;
     let Some(solution) = construct(args.n)? else {
-        eprintln!(
-            "nqueens: N = {} has no solution (every N except 2 and 3 has one)",
-            args.n
-        );
+        eprintln!("nqueens: {}", no_solution(args.n));
         return Ok(ExitCode::FAILURE);
     };
     let mut printer = Printer::new(fmt, io::stdout().lock());

@@ -53,6 +53,13 @@ pub enum Error {
     /// A combination of options that has no meaning.
     #[error("{0}")]
     Unsupported(String),
+    /// OpenCL cannot be used as asked: no OpenCL library, platform or device, or no device of
+    /// that index. A usage error: the request cannot be met on this machine.
+    #[error("{0}")]
+    NoDevice(String),
+    /// An OpenCL device that exists failed: its kernels did not build, or a call failed.
+    #[error("{0}")]
+    Device(String),
     /// The worker pool could not be started.
     #[error("could not start the worker threads: {0}")]
     ThreadPool(String),

@@ -36,8 +36,8 @@ pub(crate) mod search;
 pub mod solutions;
 
 pub use engine::{
-    count, serial_count, Engine, NoObserver, Observer, Outcome, Report, RunOptions, UnitTiming,
-    MAX_THREADS,
+    count, serial_count, DeviceRun, Devices, Engine, NoObserver, Observer, Outcome, Report,
+    RunOptions, UnitTiming, MAX_THREADS,
 };
 pub use error::{Error, Result};
 pub use plan::{Job, Method, Plan, Queen};

@@ -5,7 +5,7 @@ use super::{default_threads, parse_n, parse_threads, UsageError};
 use anyhow::Result;
 use clap::Args;
 use nqueens::Kernel;
-use nqueens::{Engine, Job, Method};
+use nqueens::{Job, Method};
 use std::process::ExitCode;
 
 /// Count the solutions for an N×N board.
@@ -36,10 +36,8 @@ pub struct CountArgs {
     /// Count only solutions with a queen at row R, column C (1-based); repeatable.
     #[arg(long, value_name = "R,C", value_parser = super::list::parse_place)]
     place: Vec<nqueens::Queen>,
-    /// Search kernel: auto (the fastest this processor has), avx512 (16 lanes), avx2 (8
-    /// lanes) or dfs (one node at a time, any processor). All give the same counts.
-    #[arg(long, default_value = "auto", value_parser = parse_kernel_arg)]
-    kernel: Kernel,
+    #[command(flatten)]
+    engine: super::devices::EngineArgs,
     #[command(flatten)]
     long: super::longrun::LongRunArgs,
 }
@@ -63,10 +61,12 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
         None => job.with_default_split_depth(threads),
     };
     super::list::check_unique_place(args.unique, &args.place)?;
+    let engine = args.engine.engine(threads)?;
     if args.long.active() {
-        return super::longrun::run(&args.long, job, threads, args.kernel, args.json);
+        return super::longrun::run(&args.long, job, &engine, args.json);
     }
-    let report = Engine::new(threads)?.with_kernel(args.kernel)?.count(&job);
+    let report = engine.count(&job);
+    super::devices::warn_failed(&report.devices);
     print_report(
         &mut std::io::stdout().lock(),
         &report,

@@ -19,7 +19,6 @@ use nqueens::longrun::checkpoint::Checkpoint;
 use nqueens::longrun::shard::{self, ShardResult, ShardSpec};
 use nqueens::longrun::store::{self, Identity, StoreError};
 use nqueens::plan::cost;
-use nqueens::Kernel;
 use nqueens::{Counts, Engine, Job, Observer, Plan, RunOptions, Unit};
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
@@ -90,14 +89,8 @@ impl LongRunArgs {
     }
 }
 
-/// Runs `job` on `threads` workers with the long-run options.
-pub fn run(
-    args: &LongRunArgs,
-    job: Job,
-    threads: usize,
-    kernel: Kernel,
-    json: bool,
-) -> Result<ExitCode> {
+/// Runs `job` on `engine` with the long-run options.
+pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<ExitCode> {
     if let Some(out) = &args.out {
         if args
             .checkpoint
@@ -204,7 +197,6 @@ pub fn run(
         // interval of work.
         driver.save()?;
     }
-    let engine = Engine::new(threads)?.with_kernel(kernel)?;
     let opts = RunOptions {
         units: Some(todo),
         tick: Duration::from_millis(100),
@@ -212,6 +204,7 @@ pub fn run(
     };
     let outcome = engine.run(&plan, &opts, &mut driver);
     driver.progress.finish();
+    super::devices::warn_failed(&outcome.devices);
     if let Some(e) = driver.error.take() {
         return Err(e.into());
     }
@@ -255,9 +248,10 @@ pub fn run(
             method: plan.method(),
             split_depth: plan.job().split_depth(),
             units: plan.units().len(),
-            threads,
-            kernel,
+            threads: engine.threads(),
+            kernel: engine.kernel(),
             elapsed,
+            devices: outcome.devices.clone(),
         };
         let unique = plan.job().unique();
         super::report::print_report(&mut stdout, &report, unique, json, Some(resumed))?;

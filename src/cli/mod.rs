@@ -128,8 +128,9 @@ pub struct UsageError(pub String);
 pub fn exit_code(err: &anyhow::Error) -> u8 {
     let usage = err.chain().any(|e| {
         e.is::<UsageError>()
-            || e.downcast_ref::<nqueens::Error>()
-                .is_some_and(|e| !matches!(e, nqueens::Error::ThreadPool(_)))
+            || e.downcast_ref::<nqueens::Error>().is_some_and(|e| {
+                !matches!(e, nqueens::Error::ThreadPool(_) | nqueens::Error::Device(_))
+            })
             || e.downcast_ref::<nqueens::longrun::store::StoreError>()
                 .is_some_and(|e| e.is_bad_input())
     });

@@ -28,9 +28,30 @@ struct CountJson {
     kernel: String,
     /// Wall time in seconds.
     elapsed_s: f64,
+    /// The OpenCL devices that counted, and the units each did (absent on the CPU alone).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    devices: Vec<DeviceJson>,
     /// Units taken from a checkpoint rather than computed in this run (long runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     resumed_units: Option<usize>,
+}
+
+/// What one OpenCL device did, in the JSON form of a count.
+#[derive(Serialize)]
+struct DeviceJson {
+    /// Its index in `nqueens devices`.
+    index: usize,
+    /// Its name.
+    name: String,
+    /// GPU, CPU, accelerator or other.
+    kind: String,
+    /// Units it took (the CPU classified what needed it).
+    units: usize,
+    /// Seconds its kernels took to build.
+    build_s: f64,
+    /// Why it stopped, if it failed (the CPU counted its units instead).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
 }
 
 /// Prints a finished count: the total (and unique) on one line, or one JSON object.
@@ -52,6 +73,18 @@ pub(super) fn print_report(
             method: r.method.to_string(),
             kernel: r.kernel.to_string(),
             elapsed_s: r.elapsed.as_secs_f64(),
+            devices: r
+                .devices
+                .iter()
+                .map(|d| DeviceJson {
+                    index: d.device.index,
+                    name: d.device.name.clone(),
+                    kind: d.device.kind.to_string(),
+                    units: d.units,
+                    build_s: d.build_time.as_secs_f64(),
+                    error: d.error.clone(),
+                })
+                .collect(),
             resumed_units,
         };
         serde_json::to_writer(&mut *out, &j)?;

@@ -4,8 +4,7 @@ use super::{default_threads, parse_threads, UsageError};
 use anyhow::Result;
 use clap::Args;
 use nqueens::known::{self, MAX_KNOWN_N};
-use nqueens::Kernel;
-use nqueens::{Engine, Job, Method};
+use nqueens::{Job, Method};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -24,9 +23,8 @@ pub struct VerifyArgs {
     /// Search method: d4 (the fastest), mirror or plain.
     #[arg(long, default_value = "d4", value_parser = super::count::parse_method_arg)]
     method: Method,
-    /// Search kernel: auto (the fastest this processor has), avx512, avx2 or dfs.
-    #[arg(long, default_value = "auto", value_parser = super::count::parse_kernel_arg)]
-    kernel: Kernel,
+    #[command(flatten)]
+    engine: super::devices::EngineArgs,
 }
 
 pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
@@ -38,7 +36,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         .into());
     }
     let threads = args.threads.unwrap_or_else(default_threads);
-    let engine = Engine::new(threads)?.with_kernel(args.kernel)?;
+    let engine = args.engine.engine(threads)?;
     let mut out = std::io::stdout().lock();
     if args.unique {
         writeln!(
@@ -61,6 +59,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
             .with_unique(args.unique)
             .with_default_split_depth(threads);
         let r = engine.count(&job);
+        super::devices::warn_failed(&r.devices);
         let ok = r.counts.total == published.total
             && (!args.unique || r.counts.unique == published.unique);
         mismatches += usize::from(!ok);

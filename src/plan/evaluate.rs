@@ -4,7 +4,7 @@
 use super::{Method, Plan};
 use crate::search::bounded::Rows;
 use crate::search::dfs::{self, MAX_N};
-use crate::search::{d4, lanes, symmetry, Counts, Kernel, Unit};
+use crate::search::{d4, lanes, symmetry, Counts, Kernel, Part, Unit};
 use std::ops::ControlFlow;
 
 /// Counts the solutions of one unit on the fastest kernel of this processor.
@@ -13,18 +13,76 @@ pub fn evaluate(plan: &Plan, unit: &Unit) -> Counts {
 }
 
 /// Counts the solutions of one unit on `kernel` (the depth-first search if this processor
-/// cannot run it). Every kernel gives the same counts.
+/// cannot run it). Every kernel gives the same counts: the unit's [`count_part`] counted on the
+/// lanes plus [`evaluate_rest_on`].
 pub fn evaluate_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Counts {
+    let mut counts = evaluate_rest_on(plan, unit, kernel);
+    if let Some(part) = count_part(plan, unit) {
+        counts += part.counts(part.count_on(kernel, plan.job().n()));
+    }
+    counts
+}
+
+/// The per-row allowed squares of a plan: those its pre-placed queens leave, or all.
+fn allowed(plan: &Plan) -> [u32; MAX_N as usize] {
+    plan.allowed()
+        .copied()
+        .unwrap_or_else(|| dfs::unconstrained(plan.job().n()))
+}
+
+/// The part of `unit` that is counted without looking at solutions, if any: what an
+/// accelerator can take. Every completion stands for the same numbers of solutions and classes:
+///
+/// * d4: the corner unit, or a side unit's clean part (8 solutions, 1 class each);
+/// * plain and mirror without unique counts: the whole unit (its weight, no class);
+/// * none for units that leave fewer than three rows, and for plain and mirror with unique
+///   counts (every solution is classified).
+///
+/// The unit's counts are this part's plus [`evaluate_rest_on`], exactly.
+pub(crate) fn count_part(plan: &Plan, unit: &Unit) -> Option<Part> {
+    let n = plan.job().n();
+    let allow = allowed(plan);
+    let mut part = if plan.method() == Method::D4 {
+        d4::count_part(n, unit, &allow)?
+    } else {
+        let first = u32::from(unit.depth);
+        if plan.job().unique() || first + 3 > n {
+            return None;
+        }
+        Part {
+            rows: Rows::allowing(allow),
+            first,
+            masks: unit.masks,
+            total: unit.weight,
+            unique: 0,
+        }
+    };
+    if !plan.job().unique() {
+        // Unique counts come for free with d4; reported only when asked for, like the others.
+        part.unique = 0;
+    }
+    Some(part)
+}
+
+/// Whether [`evaluate_rest_on`] has anything to search for `unit` (when not, its
+/// [`count_part`] is all of it).
+pub(crate) fn has_rest(plan: &Plan, unit: &Unit) -> bool {
+    let n = plan.job().n();
+    if plan.method() == Method::D4 {
+        return d4::has_rest(n, unit);
+    }
+    plan.job().unique() || u32::from(unit.depth) + 3 > n
+}
+
+/// The counts of `unit` outside its [`count_part`] (all of it when it has none): the searches
+/// that classify solutions one by one, on `kernel`.
+pub(crate) fn evaluate_rest_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Counts {
     let n = plan.job().n();
     let depth = u32::from(unit.depth);
     let weight = u128::from(unit.weight);
-    let allow = plan
-        .allowed()
-        .copied()
-        .unwrap_or_else(|| dfs::unconstrained(n));
+    let allow = allowed(plan);
     if plan.method() == Method::D4 {
-        let c = d4::evaluate(n, unit, &allow, kernel);
-        // Unique counts come for free; reported only when asked for, like the other methods.
+        let c = d4::evaluate_rest(n, unit, &allow, kernel);
         return Counts {
             total: c.total,
             unique: if plan.job().unique() { c.unique } else { 0 },
@@ -32,18 +90,17 @@ pub fn evaluate_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Counts {
     }
     // The lane kernels need three rows below the prefix; shallower units are tiny.
     let on_lanes = depth + 3 <= n;
-    let rows = Rows::allowing(allow);
     if !plan.job().unique() {
-        let found = if on_lanes {
-            lanes::count(kernel, n, depth, unit.masks, &rows)
-        } else {
-            dfs::count_constrained(n, depth, unit.masks, &allow)
-        };
+        if on_lanes {
+            return Counts::default(); // all in the count part
+        }
+        let found = dfs::count_constrained(n, depth, unit.masks, &allow);
         return Counts {
             total: u128::from(found) * weight,
             unique: 0,
         };
     }
+    let rows = Rows::allowing(allow);
     // Unique counts by classification: every solution is checked for being the smallest of its
     // class. The smallest member s of a class satisfies s <= mirror(s), so its prefix is one the
     // mirror method keeps: counting canonical solutions over the kept units counts each class once.

@@ -27,7 +27,7 @@
 
 use super::bounded::{self as search, Rows};
 use super::dfs::{full_mask, Masks, MAX_N};
-use super::{lanes, symmetry, Counts, Kernel, Unit, MAX_PREFIX};
+use super::{lanes, symmetry, Counts, Kernel, Part, Unit, MAX_PREFIX};
 
 /// The two kinds of canonical solution, named by their first queens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -243,9 +243,44 @@ fn admits(rows: &Rows, unit: &Unit) -> bool {
         .all(|(r, &col)| rows.allow[r] >> col & 1 == 1)
 }
 
-/// Counts the total and unique solutions of one D4 unit on `kernel`. `placed` are the allowed
+/// The part of one D4 unit that is counted, not classified: the whole corner unit, or a side
+/// unit's clean part (see [`side_parts`]). Every completion found in it is a canonical solution
+/// with a class of eight: it adds 8 to the total and 1 to the unique count. `None` for units
+/// whose prefix leaves at most two rows (those are classified whole). `placed` are the allowed
 /// squares per row (all squares without pre-placed queens).
-pub(crate) fn evaluate(
+///
+/// Any kernel may count this part, the lanes or an OpenCL device; [`evaluate_rest`] does the
+/// rest of the unit, which needs every solution's columns.
+pub(crate) fn count_part(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> Option<Part> {
+    let branch = Branch::of(unit);
+    let rows = branch.rows(n, placed);
+    if u32::from(unit.depth) + 3 > n {
+        return None;
+    }
+    let rows = match branch {
+        Branch::Corner { .. } => rows,
+        Branch::Side { bound: a } => side_parts(n, a, &rows, unit)
+            .find(|(_, ties)| !ties)
+            .map(|(clean, _)| clean)?,
+    };
+    Some(Part {
+        rows,
+        first: u32::from(unit.depth),
+        masks: unit.masks,
+        total: 8,
+        unique: 1,
+    })
+}
+
+/// Whether [`evaluate_rest`] has anything to search for this unit: all but corner units.
+pub(crate) fn has_rest(n: u32, unit: &Unit) -> bool {
+    u32::from(unit.depth) + 3 > n || matches!(Branch::of(unit), Branch::Side { .. })
+}
+
+/// The counts of one D4 unit outside its [`count_part`]: the tied parts of a side unit, or
+/// the whole of a unit that leaves at most two rows, every solution classified by
+/// [`symmetry::orbit`]; zero for a corner unit.
+pub(crate) fn evaluate_rest(
     n: u32,
     unit: &Unit,
     placed: &[u32; MAX_N as usize],
@@ -258,29 +293,35 @@ pub(crate) fn evaluate(
         // The prefix leaves at most two rows: finish them here.
         return finish_short(n, unit, &rows);
     }
-    let eights = |found: u64| Counts {
-        total: 8 * u128::from(found),
-        unique: u128::from(found),
+    let Branch::Side { bound: a } = branch else {
+        return Counts::default();
     };
-    match branch {
-        Branch::Corner { .. } => eights(lanes::count(kernel, n, first, unit.masks, &rows)),
-        Branch::Side { bound: a } => {
-            let mut s = [0u8; MAX_N as usize];
-            s[..first as usize].copy_from_slice(unit.prefix());
-            let mut counts = Counts::default();
-            for (part, ties) in side_parts(n, a, &rows, unit) {
-                if ties {
-                    lanes::visit(kernel, n, first, unit.masks, &part, |tail| {
-                        s[first as usize..n as usize].copy_from_slice(tail);
-                        counts += counts_of(&s[..n as usize]);
-                    });
-                } else {
-                    counts += eights(lanes::count(kernel, n, first, unit.masks, &part));
-                }
-            }
-            counts
-        }
+    let mut s = [0u8; MAX_N as usize];
+    s[..first as usize].copy_from_slice(unit.prefix());
+    let mut counts = Counts::default();
+    for (part, _) in side_parts(n, a, &rows, unit).filter(|(_, ties)| *ties) {
+        lanes::visit(kernel, n, first, unit.masks, &part, |tail| {
+            s[first as usize..n as usize].copy_from_slice(tail);
+            counts += counts_of(&s[..n as usize]);
+        });
     }
+    counts
+}
+
+/// Counts the total and unique solutions of one D4 unit on `kernel`: its [`count_part`] on the
+/// lanes and the [`evaluate_rest`] (as the engine does; for the tests here).
+#[cfg(test)]
+pub(crate) fn evaluate(
+    n: u32,
+    unit: &Unit,
+    placed: &[u32; MAX_N as usize],
+    kernel: Kernel,
+) -> Counts {
+    let mut counts = evaluate_rest(n, unit, placed, kernel);
+    if let Some(part) = count_part(n, unit, placed) {
+        counts += part.counts(part.count_on(kernel, n));
+    }
+    counts
 }
 
 /// A unit whose prefix fixes all rows but at most two: every solution is classified directly.

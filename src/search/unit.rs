@@ -1,6 +1,8 @@
 //! What a search takes (a [`Unit`]: a placed prefix and its attacks) and gives ([`Counts`]).
 
+use super::bounded::Rows;
 use super::dfs::Masks;
+use super::Kernel;
 use std::ops::AddAssign;
 
 /// The most rows a unit's prefix may fix (the deepest split).
@@ -50,5 +52,57 @@ impl AddAssign for Counts {
             .unique
             .checked_add(o.unique)
             .expect("solution count overflowed u128");
+    }
+}
+
+/// A piece of a unit's search that is counted, not classified: the completions of rows
+/// `first..n` below `masks`, each row within `rows`, every completion standing for `total`
+/// solutions and `unique` classes. Any counting kernel may take it (the lanes, or an OpenCL
+/// device through [`Part::sub_problem`]); the rest of the unit, whose solutions must be
+/// classified one by one, stays on the CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// What each row may use, and the column deadline.
+    pub rows: Rows,
+    /// The first row to place; at most `n - 3` (the lanes need three rows).
+    pub first: u32,
+    /// Attacks on row `first` from the rows above.
+    pub masks: Masks,
+    /// Solutions per completion.
+    pub total: u8,
+    /// Classes per completion (0 when the job does not count them).
+    pub unique: u8,
+}
+
+impl Part {
+    /// The completions of this part on an `n` board, counted on the lanes of `kernel`.
+    pub fn count_on(&self, kernel: Kernel, n: u32) -> u64 {
+        super::lanes::count(kernel, n, self.first, self.masks, &self.rows)
+    }
+
+    /// What `found` completions of this part add to a unit's counts.
+    pub fn counts(&self, found: u64) -> Counts {
+        Counts {
+            total: u128::from(found) * u128::from(self.total),
+            unique: u128::from(found) * u128::from(self.unique),
+        }
+    }
+
+    /// This part as an OpenCL sub-problem with rows spec `rows_index`, and that spec.
+    pub fn sub_problem(&self, rows_index: u32) -> (super::opencl::Sub, super::opencl::RowSpec) {
+        let (dead_row, dead_cols) = self.rows.deadline;
+        let spec = super::opencl::RowSpec {
+            allow: self.rows.allow,
+            dead_row: (dead_row as u32).min(super::opencl::NO_DEADLINE),
+            dead_cols,
+        };
+        let sub = super::opencl::Sub {
+            cols: self.masks.cols,
+            diag_up: self.masks.diag_up,
+            diag_down: self.masks.diag_down,
+            first: self.first,
+            rows: rows_index,
+        };
+        (sub, spec)
     }
 }

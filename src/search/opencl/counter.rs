@@ -216,11 +216,6 @@ impl Counter {
         self.stack
     }
 
-    /// How work-items take their sub-problems ([`Schedule::Persistent`] unless set).
-    pub fn schedule(&self) -> Schedule {
-        self.schedule
-    }
-
     /// Sets how work-items take their sub-problems.
     pub fn set_schedule(&mut self, schedule: Schedule) {
         self.schedule = schedule;

@@ -1,0 +1,566 @@
+//! The parallel driver: runs the kernel on work units over a rayon pool and sums the results.
+//!
+//! Workers take units in index order from one shared counter (dynamic scheduling, one unit at a
+//! time), so a slow unit never holds up a queue of others behind it. Each finished unit is sent
+//! over a channel to the calling thread, which sums the counts and feeds the [`Observer`] (progress
+//! bars, checkpoints): all I/O stays on the calling thread, none in the workers.
+
+use crate::error::{Error, Result};
+mod accel;
+
+pub use accel::Devices;
+
+use crate::plan::{check_threads, evaluate_on, evaluate_rest_on, has_rest, Job, Method, Plan};
+use crate::search::dfs::{self, Masks};
+use crate::search::opencl::{Counter, DeviceInfo};
+use crate::search::{Counts, Kernel, Unit};
+use accel::Batch;
+use crossbeam::channel;
+use crossbeam::utils::CachePadded;
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// When and where a unit ran: for load-balance reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnitTiming {
+    /// The worker that ran it, `0..threads`.
+    pub worker: usize,
+    /// When it started, from the start of the run.
+    pub started: Duration,
+    /// How long it took.
+    pub elapsed: Duration,
+}
+
+/// One finished unit, as sent from a worker to the calling thread.
+type Done = (u32, Counts, UnitTiming);
+
+/// Receives the engine's events on the calling thread.
+pub trait Observer {
+    /// A unit finished with these counts. `Break` stops the run: no new unit is started.
+    fn unit_done(&mut self, _unit: &Unit, _counts: Counts, _timing: UnitTiming) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+    /// Called at least every [`RunOptions::tick`] while the run goes on. `Break` stops the run.
+    fn tick(&mut self) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+}
+
+/// An observer that does nothing.
+pub struct NoObserver;
+impl Observer for NoObserver {}
+
+/// Options of one run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Indices of the units to run, in the order to start them; `None` runs them all in index
+    /// order.
+    pub units: Option<Vec<u32>>,
+    /// How often [`Observer::tick`] is called.
+    pub tick: Duration,
+    /// Set from anywhere (a signal handler) to stop taking new units.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            units: None,
+            tick: Duration::from_millis(200),
+            cancel: None,
+        }
+    }
+}
+
+/// What a run did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// The sum over the units finished in this run.
+    pub counts: Counts,
+    /// How many units finished in this run.
+    pub units_done: usize,
+    /// Whether the run stopped before all its units were done.
+    pub interrupted: bool,
+    /// Wall time of the run.
+    pub elapsed: Duration,
+    /// What each OpenCL device did, in the order of [`Engine::devices`].
+    pub devices: Vec<DeviceRun>,
+}
+
+/// What one OpenCL device did in a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceRun {
+    /// The device.
+    pub device: DeviceInfo,
+    /// Units it took from the queue: it counted their counted parts, the CPU workers
+    /// classified the rest (with plain or mirror unique counts, all of it).
+    pub units: usize,
+    /// How long building its kernels took, when the engine opened it.
+    pub build_time: Duration,
+    /// Why it stopped early, if it failed (its units were counted on the CPU instead).
+    pub error: Option<String>,
+}
+
+/// A pool of worker threads, and the OpenCL devices beside them, that runs plans.
+pub struct Engine {
+    pool: rayon::ThreadPool,
+    threads: usize,
+    kernel: Kernel,
+    devices: Devices,
+    counters: Vec<Arc<Mutex<Counter>>>,
+    device_info: Vec<(DeviceInfo, Duration)>,
+    device_note: Option<String>,
+}
+
+impl Engine {
+    /// An engine with `threads` workers (1 to [`MAX_THREADS`]).
+    pub fn new(threads: usize) -> Result<Engine> {
+        check_threads(threads)?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("nqueens-worker-{i}"))
+            .build()
+            .map_err(|e| Error::ThreadPool(e.to_string()))?;
+        Ok(Engine {
+            pool,
+            threads,
+            kernel: Kernel::best(),
+            devices: Devices::Cpu,
+            counters: Vec::new(),
+            device_info: Vec::new(),
+            device_note: None,
+        })
+    }
+
+    /// This engine, searching with `kernel` rather than the fastest one this processor has
+    /// (for benchmarks and checks); refused if the processor cannot run it.
+    pub fn with_kernel(mut self, kernel: Kernel) -> Result<Engine> {
+        if !kernel.available() {
+            return Err(Error::Unsupported(format!(
+                "this processor cannot run the {kernel} kernel"
+            )));
+        }
+        self.kernel = kernel;
+        Ok(self)
+    }
+
+    /// This engine, counting on the OpenCL devices `which` names as well (see [`Devices`]).
+    /// Opens them and builds their kernels once, here. Fails with [`Error::NoDevice`] when
+    /// OpenCL or the device asked for is missing ([`Devices::Gpus`] then counts on the CPU and
+    /// says why in [`Engine::device_note`]), and with [`Error::Device`] when a device fails.
+    pub fn with_devices(mut self, which: Devices) -> Result<Engine> {
+        let (counters, note) = accel::open(which)?;
+        self.device_info = counters
+            .iter()
+            .map(|c| (c.device().clone(), c.build_time()))
+            .collect();
+        self.counters = counters
+            .into_iter()
+            .map(|c| Arc::new(Mutex::new(c)))
+            .collect();
+        self.devices = which;
+        self.device_note = note;
+        Ok(self)
+    }
+
+    /// The kernel the workers search with.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// The OpenCL devices this engine counts on (none by default).
+    pub fn devices(&self) -> Vec<DeviceInfo> {
+        self.device_info.iter().map(|(d, _)| d.clone()).collect()
+    }
+
+    /// Why [`Devices::Gpus`] found no GPU to count on, if it did not.
+    pub fn device_note(&self) -> Option<&str> {
+        self.device_note.as_deref()
+    }
+
+    /// An engine with one worker per logical core.
+    pub fn with_all_cores() -> Result<Engine> {
+        Engine::new(num_cpus::get())
+    }
+
+    /// The number of workers.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Runs the units of `plan` chosen by `opts`, reporting each finished one to `observer`.
+    ///
+    /// CPU workers take units one at a time from a shared counter; each OpenCL device takes a
+    /// batch of units at a time from the same counter, counts their counted parts and hands the
+    /// units that still have solutions to classify to the CPU workers, which take such work
+    /// first. A unit is reported once, when all of it is done. A device that fails gives its
+    /// batch back to the CPU workers (the failure is in [`Outcome::devices`]).
+    ///
+    /// When stopped (by the observer or `opts.cancel`), returns at once with the units finished
+    /// so far; the units still in flight finish in the background and are not counted.
+    pub fn run(&self, plan: &Arc<Plan>, opts: &RunOptions, observer: &mut dyn Observer) -> Outcome {
+        let start = Instant::now();
+        let queue = Arc::new(Queue {
+            order: match &opts.units {
+                Some(list) => list.clone(),
+                None => (0..plan.units().len() as u32).collect(),
+            },
+            next: CachePadded::new(AtomicUsize::new(0)),
+        });
+        let total_units = queue.order.len();
+        let stop = opts.cancel.clone().unwrap_or_default();
+        let (tx, rx) = channel::unbounded::<Done>();
+        let (work_tx, work_rx) = channel::unbounded::<CpuWork>();
+        let errors: Arc<Mutex<Vec<(usize, String)>>> = Arc::default();
+        let alive = Arc::new(AtomicUsize::new(0));
+        if total_units > 0 {
+            for (d, counter) in self.counters.iter().enumerate() {
+                alive.fetch_add(1, Ordering::Relaxed);
+                let worker = DeviceWorker {
+                    id: self.threads + d,
+                    device: d,
+                    counter: counter.clone(),
+                    plan: plan.clone(),
+                    queue: queue.clone(),
+                    stop: stop.clone(),
+                    done: tx.clone(),
+                    work: work_tx.clone(),
+                    errors: errors.clone(),
+                    alive: AliveGuard(alive.clone()),
+                    start,
+                };
+                let spawned = std::thread::Builder::new()
+                    .name(format!("nqueens-device-{d}"))
+                    .spawn(move || worker.run());
+                if let Err(e) = spawned {
+                    // The closure (and its guard) is dropped: the CPU workers take over.
+                    lock(&errors).push((d, format!("could not start its thread: {e}")));
+                }
+            }
+        }
+        drop(work_tx);
+        let cpu_units = self.counters.is_empty() || !matches!(self.devices, Devices::Only(_));
+        let kernel = self.kernel;
+        for worker in 0..self.threads.min(total_units) {
+            let (plan, queue, stop, tx, work_rx, alive) = (
+                plan.clone(),
+                queue.clone(),
+                stop.clone(),
+                tx.clone(),
+                work_rx.clone(),
+                alive.clone(),
+            );
+            self.pool.spawn(move || {
+                let takes_units = || cpu_units || alive.load(Ordering::Acquire) == 0;
+                while !stop.load(Ordering::Relaxed) {
+                    // Work handed over by a device first: its unit is waiting for it.
+                    let work = match work_rx.try_recv() {
+                        Ok(work) => work,
+                        Err(_) => match takes_units().then(|| queue.take()).flatten() {
+                            Some(index) => CpuWork::Whole(index),
+                            None => match work_rx.recv_timeout(Duration::from_millis(20)) {
+                                Ok(work) => work,
+                                Err(channel::RecvTimeoutError::Timeout) => continue,
+                                // No device is left to hand work over.
+                                Err(channel::RecvTimeoutError::Disconnected)
+                                    if queue.is_empty() =>
+                                {
+                                    break
+                                }
+                                Err(channel::RecvTimeoutError::Disconnected) => continue,
+                            },
+                        },
+                    };
+                    let t0 = Instant::now();
+                    let done = match work {
+                        CpuWork::Whole(index) => {
+                            let counts = evaluate_on(&plan, &plan.units()[index as usize], kernel);
+                            let timing = UnitTiming {
+                                worker,
+                                started: t0 - start,
+                                elapsed: t0.elapsed(),
+                            };
+                            (index, counts, timing)
+                        }
+                        CpuWork::Rest {
+                            index,
+                            mut counts,
+                            mut timing,
+                        } => {
+                            counts +=
+                                evaluate_rest_on(&plan, &plan.units()[index as usize], kernel);
+                            timing.elapsed += t0.elapsed();
+                            (index, counts, timing)
+                        }
+                    };
+                    if tx.send(done).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+
+        let mut outcome = Outcome {
+            counts: Counts::default(),
+            units_done: 0,
+            interrupted: false,
+            elapsed: Duration::ZERO,
+            devices: self
+                .device_info
+                .iter()
+                .map(|(d, build)| DeviceRun {
+                    device: d.clone(),
+                    build_time: *build,
+                    units: 0,
+                    error: None,
+                })
+                .collect(),
+        };
+        let first_device = self.threads;
+        let record = |outcome: &mut Outcome, counts: Counts, timing: &UnitTiming| {
+            outcome.counts += counts;
+            outcome.units_done += 1;
+            if let Some(d) = timing.worker.checked_sub(first_device) {
+                outcome.devices[d].units += 1;
+            }
+        };
+        let mut last_tick = Instant::now();
+        while outcome.units_done < total_units {
+            let flow = match rx.recv_timeout(opts.tick) {
+                Ok((index, counts, timing)) => {
+                    record(&mut outcome, counts, &timing);
+                    observer.unit_done(&plan.units()[index as usize], counts, timing)
+                }
+                Err(channel::RecvTimeoutError::Timeout) => ControlFlow::Continue(()),
+                // Every worker has quit: only when stopped.
+                Err(channel::RecvTimeoutError::Disconnected) => ControlFlow::Break(()),
+            };
+            let flow = if flow.is_continue() && last_tick.elapsed() >= opts.tick {
+                last_tick = Instant::now();
+                observer.tick()
+            } else {
+                flow
+            };
+            if flow.is_break() || stop.load(Ordering::Relaxed) {
+                stop.store(true, Ordering::Relaxed);
+                // Results that arrived before the stop still count.
+                while let Ok((index, counts, timing)) = rx.try_recv() {
+                    record(&mut outcome, counts, &timing);
+                    let _ = observer.unit_done(&plan.units()[index as usize], counts, timing);
+                }
+                outcome.interrupted = outcome.units_done < total_units;
+                break;
+            }
+        }
+        for (d, e) in lock(&errors).drain(..) {
+            outcome.devices[d].error = Some(e);
+        }
+        outcome.elapsed = start.elapsed();
+        outcome
+    }
+}
+
+/// The units of a run, taken in order by every worker.
+struct Queue {
+    order: Vec<u32>,
+    next: CachePadded<AtomicUsize>,
+}
+
+impl Queue {
+    /// The next unit to run, if any is left.
+    fn take(&self) -> Option<u32> {
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        self.order.get(i).copied()
+    }
+
+    /// Whether every unit has been taken.
+    fn is_empty(&self) -> bool {
+        self.next.load(Ordering::Relaxed) >= self.order.len()
+    }
+}
+
+/// Work a device hands to the CPU workers.
+enum CpuWork {
+    /// A unit whose counted part the device did (`counts`, `timing`): the rest remains.
+    Rest {
+        index: u32,
+        counts: Counts,
+        timing: UnitTiming,
+    },
+    /// A whole unit, given back by a device that failed.
+    Whole(u32),
+}
+
+/// Counts the device workers still running; one less when a worker ends, even by a panic.
+struct AliveGuard(Arc<AtomicUsize>);
+
+impl Drop for AliveGuard {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Release);
+    }
+}
+
+/// A mutex's data, even if a thread panicked while holding it (the data stay consistent here:
+/// each holder only pushes or counts).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// One OpenCL device's worker thread.
+struct DeviceWorker {
+    /// Its worker number in [`UnitTiming`]: the CPU threads come first.
+    id: usize,
+    device: usize,
+    counter: Arc<Mutex<Counter>>,
+    plan: Arc<Plan>,
+    queue: Arc<Queue>,
+    stop: Arc<AtomicBool>,
+    done: channel::Sender<Done>,
+    work: channel::Sender<CpuWork>,
+    errors: Arc<Mutex<Vec<(usize, String)>>>,
+    alive: AliveGuard,
+    start: Instant,
+}
+
+impl DeviceWorker {
+    /// Takes batches until the queue is empty or the run stops.
+    fn run(self) {
+        let mut counter = lock(&self.counter);
+        let mut batch = Batch::default();
+        let n = self.plan.job().n();
+        while !self.stop.load(Ordering::Relaxed) {
+            batch.clear();
+            let t0 = Instant::now();
+            let mut taken = Vec::new();
+            while batch.subs() < accel::SUBS_PER_BATCH {
+                let Some(index) = self.queue.take() else {
+                    break;
+                };
+                taken.push(index);
+                batch.push(&self.plan, &self.plan.units()[index as usize]);
+            }
+            if taken.is_empty() {
+                break;
+            }
+            let results = match batch.count(&mut counter, n) {
+                Ok(results) => results,
+                Err(e) => {
+                    lock(&self.errors).push((self.device, e.to_string()));
+                    // Nothing of the batch was reported: the CPU workers do all of it. They
+                    // take units from the queue too once no device is left.
+                    drop(self.alive);
+                    for index in taken {
+                        let _ = self.work.send(CpuWork::Whole(index));
+                    }
+                    return;
+                }
+            };
+            let share = t0.elapsed() / results.len() as u32;
+            for (index, counts) in results {
+                let timing = UnitTiming {
+                    worker: self.id,
+                    started: t0 - self.start,
+                    elapsed: share,
+                };
+                let sent = if has_rest(&self.plan, &self.plan.units()[index as usize]) {
+                    self.work
+                        .send(CpuWork::Rest {
+                            index,
+                            counts,
+                            timing,
+                        })
+                        .is_ok()
+                } else {
+                    self.done.send((index, counts, timing)).is_ok()
+                };
+                if !sent {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The result of a whole count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// Board size.
+    pub n: u32,
+    /// The counts.
+    pub counts: Counts,
+    /// The method used.
+    pub method: Method,
+    /// The split depth.
+    pub split_depth: u32,
+    /// Number of work units.
+    pub units: usize,
+    /// Worker threads.
+    pub threads: usize,
+    /// The kernel the workers searched with.
+    pub kernel: Kernel,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// What each OpenCL device did (empty when the count ran on the CPU only).
+    pub devices: Vec<DeviceRun>,
+}
+
+/// Counts the solutions of `job` on `threads` workers: the one-call entry point.
+///
+/// ```
+/// let job = nqueens::Job::new(8).unwrap();
+/// let report = nqueens::count(&job, 2).unwrap();
+/// assert_eq!(report.counts.total, 92);
+/// ```
+pub fn count(job: &Job, threads: usize) -> Result<Report> {
+    Ok(Engine::new(threads)?.count(job))
+}
+
+impl Engine {
+    /// Counts the solutions of `job`: all its units, no observer.
+    pub fn count(&self, job: &Job) -> Report {
+        let plan = Arc::new(Plan::new(job.clone()));
+        let outcome = self.run(&plan, &RunOptions::default(), &mut NoObserver);
+        Report {
+            n: job.n(),
+            counts: outcome.counts,
+            method: plan.method(),
+            split_depth: job.split_depth(),
+            units: plan.units().len(),
+            threads: self.threads,
+            kernel: self.kernel,
+            elapsed: outcome.elapsed,
+            devices: outcome.devices,
+        }
+    }
+}
+
+pub use crate::plan::MAX_THREADS;
+
+/// OpenCL devices that can take counting work: listed by `nqueens devices`. The OpenCL library is
+/// loaded at run time, so a machine without it runs every CPU count and gets a clear error here.
+pub mod opencl {
+    pub use crate::search::opencl::{devices, DeviceInfo, DeviceKind, OpenClError};
+}
+
+/// The single-threaded reference solver: one bitmask search over the whole board with mirror
+/// halving (first-row queen in the left half, counted twice; for odd N the middle column once).
+/// It uses no work units and no threads; the parallel engine is measured against it.
+pub fn serial_count(n: u32) -> Result<u128> {
+    let n = crate::plan::check_n(u64::from(n))?;
+    let mut total: u128 = 0;
+    for col in 0..n / 2 {
+        let m = Masks::EMPTY.place(1 << col);
+        total += 2 * u128::from(dfs::count(n, n - 1, m));
+    }
+    if n % 2 == 1 {
+        let m = Masks::EMPTY.place(1 << (n / 2));
+        total += u128::from(dfs::count(n, n - 1, m));
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests;

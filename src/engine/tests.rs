@@ -1,0 +1,245 @@
+//! The engine on the CPU, and with OpenCL devices (PoCL in CI).
+
+use super::*;
+use crate::plan::evaluate;
+
+#[test]
+fn serial_matches_small_table() {
+    let expect = [1u128, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200];
+    for (i, &e) in expect.iter().enumerate() {
+        assert_eq!(serial_count(i as u32 + 1).unwrap(), e);
+    }
+    assert!(serial_count(0).is_err());
+}
+
+#[test]
+fn engine_counts_and_uniques() {
+    let job = Job::new(8).unwrap().with_unique(true);
+    let r = count(&job, 3).unwrap();
+    assert_eq!(
+        r.counts,
+        Counts {
+            total: 92,
+            unique: 12
+        }
+    );
+    assert!(Engine::new(0).is_err());
+}
+
+struct StopAfter(usize);
+impl Observer for StopAfter {
+    fn unit_done(&mut self, _: &Unit, _: Counts, _: UnitTiming) -> ControlFlow<()> {
+        self.0 -= 1;
+        if self.0 == 0 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+}
+
+#[test]
+fn a_stopped_run_reports_what_it_finished() {
+    let plan = Arc::new(Plan::new(
+        Job::new(15).unwrap().with_split_depth(3).unwrap(),
+    ));
+    let engine = Engine::new(1).unwrap();
+    let out = engine.run(&plan, &RunOptions::default(), &mut StopAfter(5));
+    assert!(out.interrupted);
+    assert!(out.units_done >= 5 && out.units_done < plan.units().len());
+    // Running just the listed units sums exactly those.
+    let some: Vec<u32> = vec![3, 1, 4];
+    let opts = RunOptions {
+        units: Some(some.clone()),
+        ..RunOptions::default()
+    };
+    let out = engine.run(&plan, &opts, &mut NoObserver);
+    let expect: u128 = some
+        .iter()
+        .map(|&i| evaluate(&plan, &plan.units()[i as usize]).total)
+        .sum();
+    assert_eq!(out.counts.total, expect);
+    assert_eq!(out.units_done, 3);
+    assert!(!out.interrupted);
+}
+
+// ---- Counted parts and the rest (any kernel) ----
+
+/// A small deterministic generator (xorshift64*), so that failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, k: u64) -> u64 {
+        self.next() % k
+    }
+}
+
+/// Jobs of every method, unique or not, split depth, with and without pre-placed queens.
+fn jobs(n: u32) -> Vec<Job> {
+    let mut out = Vec::new();
+    for method in Method::ALL {
+        for depth in 1..=4.min(n) {
+            for unique in [false, true] {
+                let job = Job::new(n)
+                    .unwrap()
+                    .with_method(method)
+                    .with_unique(unique)
+                    .with_split_depth(depth)
+                    .unwrap();
+                out.push(job.clone());
+                if !unique && n >= 5 {
+                    // A queen off the board's axes (d4 and mirror fall back) and one on row 1.
+                    let q = [crate::Queen { row: n / 2, col: 1 }];
+                    out.push(job.clone().with_placed(&q).unwrap());
+                    let q = [crate::Queen { row: 0, col: n - 2 }];
+                    out.push(job.with_placed(&q).unwrap());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The counted part plus the rest is the unit, for every unit of every kind of job: what a
+/// device counts and what the CPU classifies neither overlap nor leave a gap.
+#[test]
+fn counted_part_and_rest_make_the_unit() {
+    for n in 1..=11 {
+        for job in jobs(n) {
+            let plan = Plan::new(job.clone());
+            for unit in plan.units() {
+                let whole = evaluate(&plan, unit);
+                let part = crate::plan::count_part(&plan, unit);
+                let mut split = evaluate_rest_on(&plan, unit, Kernel::Dfs);
+                if let Some(p) = part {
+                    split += p.counts(p.count_on(Kernel::Dfs, n));
+                } else {
+                    assert!(has_rest(&plan, unit), "{job:?} {unit:?}");
+                }
+                if !has_rest(&plan, unit) {
+                    assert_eq!(
+                        evaluate_rest_on(&plan, unit, Kernel::Dfs),
+                        Counts::default()
+                    );
+                }
+                assert_eq!(split, whole, "{job:?} {unit:?}");
+            }
+        }
+    }
+}
+
+// ---- OpenCL devices (PoCL in CI) ----
+
+fn required() -> bool {
+    std::env::var("NQUEENS_REQUIRE_OPENCL").is_ok_and(|v| v == "1")
+}
+
+fn device_index() -> usize {
+    std::env::var("NQUEENS_OPENCL_DEVICE").map_or(0, |v| v.parse().expect("a device index"))
+}
+
+/// An engine of `threads` CPU workers with OpenCL device `NQUEENS_OPENCL_DEVICE` used as
+/// `which` says; `None` (the test passes) when there is no OpenCL and that is allowed.
+fn opencl_engine(threads: usize, beside: bool) -> Option<Engine> {
+    let index = device_index();
+    let which = if beside {
+        Devices::Beside(index)
+    } else {
+        Devices::Only(index)
+    };
+    match Engine::new(threads).unwrap().with_devices(which) {
+        Ok(e) => Some(e),
+        Err(Error::NoDevice(e)) if !required() => {
+            println!("skipped: {e}; set NQUEENS_REQUIRE_OPENCL=1 to fail");
+            None
+        }
+        Err(e) => panic!("no OpenCL engine: {e}"),
+    }
+}
+
+/// Every kind of job, N = 1..=13, on one device alone and beside the CPU workers: the counts
+/// of the CPU engine and the published table.
+#[test]
+fn opencl_counts_every_method_depth_and_place() {
+    let Some(only) = opencl_engine(2, false) else {
+        return;
+    };
+    let beside = opencl_engine(1, true).unwrap();
+    let cpu = Engine::new(2).unwrap();
+    for n in 1..=13 {
+        let published = crate::known::published(n).unwrap();
+        for job in jobs(n) {
+            let want = cpu.count(&job);
+            if job.placed().is_empty() {
+                assert_eq!(want.counts.total, published.total, "{job:?}");
+                if job.unique() {
+                    assert_eq!(want.counts.unique, published.unique, "{job:?}");
+                }
+            }
+            for engine in [&only, &beside] {
+                let got = engine.count(&job);
+                assert_eq!(got.counts, want.counts, "{job:?}");
+                assert_eq!(got.devices.len(), 1);
+                assert_eq!(got.devices[0].error, None);
+            }
+            // The device alone takes every unit.
+            let got = only.count(&job);
+            assert_eq!(got.devices[0].units, got.units, "{job:?}");
+        }
+    }
+}
+
+/// Per-unit counts of the counted parts on the device equal the lanes' on the CPU, for a
+/// random sample of units at N = 15..=18 (small units: split depth 4).
+#[test]
+fn opencl_counts_sampled_units_like_the_cpu() {
+    let Some(engine) = opencl_engine(1, false) else {
+        return;
+    };
+    let mut counter = lock(&engine.counters[0]);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for (n, samples) in [(15, 24), (16, 12), (17, 6), (18, 3)] {
+        for method in Method::ALL {
+            let job = Job::new(n)
+                .unwrap()
+                .with_method(method)
+                .with_split_depth(4)
+                .unwrap();
+            let plan = Plan::new(job);
+            let units = plan.units();
+            let mut batch = Batch::default();
+            let mut want = Vec::new();
+            for _ in 0..samples {
+                let unit = &units[rng.below(units.len() as u64) as usize];
+                batch.push(&plan, unit);
+                let part = crate::plan::count_part(&plan, unit).expect("a counted part");
+                want.push((unit.index, part.counts(part.count_on(Kernel::best(), n))));
+            }
+            let got = batch.count(&mut counter, n).unwrap();
+            assert_eq!(got, want, "n = {n}, {method}");
+        }
+    }
+}
+
+/// `Devices::Gpus` without a GPU is not an error: the CPU counts, and the note says why.
+#[test]
+fn gpus_without_a_gpu_count_on_the_cpu_and_say_why() {
+    let engine = Engine::new(2).unwrap().with_devices(Devices::Gpus).unwrap();
+    let gpus = crate::engine::opencl::devices()
+        .map(|d| {
+            d.iter()
+                .filter(|d| d.kind == opencl::DeviceKind::Gpu)
+                .count()
+        })
+        .unwrap_or(0);
+    assert_eq!(engine.devices().len(), gpus);
+    assert_eq!(engine.device_note().is_some(), gpus == 0);
+    let r = engine.count(&Job::new(10).unwrap().with_unique(true));
+    assert_eq!((r.counts.total, r.counts.unique), (724, 92));
+}

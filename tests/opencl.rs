@@ -1,0 +1,213 @@
+//! The command line with OpenCL: `--kernel opencl`, `--gpu`, their errors, and a killed and
+//! resumed checkpointed run. Runs on whatever OpenCL device is present (PoCL in CI); without
+//! OpenCL the tests that need a device print why and pass, unless `NQUEENS_REQUIRE_OPENCL=1`.
+
+use assert_cmd::Command;
+use nqueens::known::published;
+use nqueens::longrun::checkpoint::Checkpoint;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+fn nq() -> Command {
+    Command::cargo_bin("nqueens").unwrap()
+}
+
+/// Whether an OpenCL device is present; panics when one is required and missing.
+fn have_opencl() -> bool {
+    let out = nq().arg("devices").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let have = out.status.success() && !text.starts_with("no OpenCL devices");
+    if !have {
+        assert!(
+            std::env::var("NQUEENS_REQUIRE_OPENCL").map_or(true, |v| v != "1"),
+            "NQUEENS_REQUIRE_OPENCL=1 but no device: {text}"
+        );
+        println!("skipped: {text}");
+    }
+    have
+}
+
+#[test]
+fn kernel_opencl_counts_and_reports_its_device() {
+    if !have_opencl() {
+        return;
+    }
+    for (args, total, unique) in [
+        (&["12", "--unique"][..], 14200, Some(1787)),
+        (
+            &["11", "--method", "mirror", "--split-depth", "3"][..],
+            2680,
+            None,
+        ),
+        (&["10", "--method", "plain", "--place", "1,3"][..], 0, None),
+    ] {
+        let out = nq()
+            .arg("count")
+            .args(args)
+            .args(["--kernel", "opencl", "--json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let want = if total == 0 {
+            // With a pre-placed queen: the CPU's count of the same job.
+            let cpu = nq().arg("count").args(args).output().unwrap();
+            String::from_utf8(cpu.stdout)
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap()
+        } else {
+            total
+        };
+        assert_eq!(j["total"], want, "{args:?}");
+        if let Some(u) = unique {
+            assert_eq!(j["unique"], u);
+        }
+        let devices = j["devices"].as_array().expect("a devices list");
+        assert_eq!(devices.len(), 1);
+        assert_eq!(devices[0]["index"], 0);
+        assert_eq!(
+            devices[0]["units"], j["units"],
+            "the device took every unit"
+        );
+    }
+    // verify takes the same options.
+    nq().args(["verify", "--max", "11", "--unique", "--kernel", "opencl"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn without_opencl_kernel_opencl_is_one_line_and_exit_2() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = nq()
+        .args(["count", "10", "--kernel", "opencl"])
+        .env("OCL_ICD_VENDORS", empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("cannot count on OpenCL: "), "{err}");
+    assert!(out.stdout.is_empty());
+    // CPU counts are unaffected; --gpu says why it counts on the CPU.
+    nq().args(["count", "10"])
+        .env("OCL_ICD_VENDORS", empty.path())
+        .assert()
+        .success()
+        .stdout("724\n");
+    let out = nq()
+        .args(["count", "10", "--gpu"])
+        .env("OCL_ICD_VENDORS", empty.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, b"724\n");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("nqueens: --gpu: ") && err.contains("counting on the CPU"),
+        "{err}"
+    );
+}
+
+#[test]
+fn gpu_counts_with_or_without_a_gpu() {
+    let out = nq()
+        .args(["count", "12", "--gpu", "--unique", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (j["total"].as_u64(), j["unique"].as_u64()),
+        (Some(14200), Some(1787))
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    // No GPU (as in CI): one line says so; with GPUs, they are listed in the JSON.
+    assert!(
+        err.is_empty() != j["devices"].is_null(),
+        "stderr {err:?}, devices {}",
+        j["devices"]
+    );
+}
+
+#[test]
+fn conflicting_device_options_are_usage_errors() {
+    for (args, why) in [
+        (&["--kernel", "opencl", "--gpu"][..], "choose one"),
+        (
+            &["--opencl-device", "1"][..],
+            "--opencl-device needs --kernel opencl",
+        ),
+        (&["--kernel", "cuda"][..], "dfs or opencl"),
+    ] {
+        let out = nq().args(["count", "8"]).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(why), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    if have_opencl() {
+        let out = nq()
+            .args(["count", "8", "--kernel", "opencl", "--opencl-device", "99"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains("there is no OpenCL device 99"), "{err}");
+    }
+}
+
+/// kill -9 during a checkpointed `--kernel opencl` run, then resume (on the device again):
+/// the exact total, nothing lost, nothing counted twice.
+#[test]
+fn kill_9_during_an_opencl_run_then_resume() {
+    if !have_opencl() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("ckpt.json");
+    let args: Vec<String> = [
+        "count",
+        "15",
+        "--threads",
+        "2",
+        "--method",
+        "plain",
+        "--split-depth",
+        "4",
+        "--kernel",
+        "opencl",
+        "--checkpoint",
+        ckpt.to_str().unwrap(),
+        "--checkpoint-every",
+        "0.05",
+        "--quiet",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while Checkpoint::load(&ckpt).map_or(true, |c| c.done.is_empty()) {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no checkpoint");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let saved = Checkpoint::load(&ckpt).expect("a whole checkpoint after kill -9");
+    assert!(
+        saved.done.len() < saved.identity.units as usize,
+        "the run finished before the kill"
+    );
+    let out = nq().args(&args).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let total = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(total.trim(), published(15).unwrap().total.to_string());
+}

@@ -72,6 +72,24 @@ fn kernel_opencl_counts_and_reports_its_device() {
             "the device took every unit"
         );
     }
+    // One device beside the CPU threads.
+    let out = nq()
+        .args([
+            "count",
+            "13",
+            "--gpu",
+            "--opencl-device",
+            "0",
+            "-t",
+            "1",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["total"], 73712);
+    assert_eq!(j["devices"].as_array().map(Vec::len), Some(1));
     // verify takes the same options.
     nq().args(["verify", "--max", "11", "--unique", "--kernel", "opencl"])
         .assert()
@@ -138,7 +156,7 @@ fn conflicting_device_options_are_usage_errors() {
         (&["--kernel", "opencl", "--gpu"][..], "choose one"),
         (
             &["--opencl-device", "1"][..],
-            "--opencl-device needs --kernel opencl",
+            "--opencl-device needs --kernel opencl or --gpu",
         ),
         (&["--kernel", "cuda"][..], "dfs or opencl"),
     ] {

@@ -48,7 +48,8 @@ pub struct EngineArgs {
     /// give the same counts.
     #[arg(long, default_value = "auto", value_parser = parse_kernel_choice)]
     pub kernel: KernelChoice,
-    /// The OpenCL device for --kernel opencl: an index from `nqueens devices` [default: 0].
+    /// The OpenCL device (an index from `nqueens devices`) for --kernel opencl [default: 0], or
+    /// with --gpu the one device (of any type) to count on beside the CPU threads.
     #[arg(long, value_name = "I", value_parser = super::whole::<usize>, allow_negative_numbers = true)]
     pub opencl_device: Option<usize>,
     /// Count on every OpenCL GPU as well, beside the CPU threads: both take units from one
@@ -85,9 +86,10 @@ impl EngineArgs {
                     .into(),
             )
             .into()),
-            (KernelChoice::Cpu(_), _, Some(_)) => {
-                Err(UsageError("--opencl-device needs --kernel opencl".into()).into())
+            (KernelChoice::Cpu(_), false, Some(_)) => {
+                Err(UsageError("--opencl-device needs --kernel opencl or --gpu".into()).into())
             }
+            (KernelChoice::Cpu(_), true, Some(index)) => Ok(Devices::Beside(index)),
             (KernelChoice::OpenCl, false, index) => Ok(Devices::Only(index.unwrap_or(0))),
             (KernelChoice::Cpu(_), true, None) => Ok(Devices::Gpus),
             (KernelChoice::Cpu(_), false, None) => Ok(Devices::Cpu),

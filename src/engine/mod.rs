@@ -215,6 +215,7 @@ impl Engine {
         let (work_tx, work_rx) = channel::unbounded::<CpuWork>();
         let errors: Arc<Mutex<Vec<(usize, String)>>> = Arc::default();
         let alive = Arc::new(AtomicUsize::new(0));
+        let cpu_units = self.counters.is_empty() || !matches!(self.devices, Devices::Only(_));
         if total_units > 0 {
             for (d, counter) in self.counters.iter().enumerate() {
                 alive.fetch_add(1, Ordering::Relaxed);
@@ -222,6 +223,7 @@ impl Engine {
                     id: self.threads + d,
                     device: d,
                     counter: counter.clone(),
+                    shared: cpu_units,
                     plan: plan.clone(),
                     queue: queue.clone(),
                     stop: stop.clone(),
@@ -241,7 +243,6 @@ impl Engine {
             }
         }
         drop(work_tx);
-        let cpu_units = self.counters.is_empty() || !matches!(self.devices, Devices::Only(_));
         let kernel = self.kernel;
         for worker in 0..self.threads.min(total_units) {
             let (plan, queue, stop, tx, work_rx, alive) = (
@@ -376,6 +377,13 @@ impl Queue {
         self.order.get(i).copied()
     }
 
+    /// How many units are left to take.
+    fn left(&self) -> usize {
+        self.order
+            .len()
+            .saturating_sub(self.next.load(Ordering::Relaxed))
+    }
+
     /// Whether every unit has been taken.
     fn is_empty(&self) -> bool {
         self.next.load(Ordering::Relaxed) >= self.order.len()
@@ -415,6 +423,8 @@ struct DeviceWorker {
     id: usize,
     device: usize,
     counter: Arc<Mutex<Counter>>,
+    /// Whether CPU workers take units too.
+    shared: bool,
     plan: Arc<Plan>,
     queue: Arc<Queue>,
     stop: Arc<AtomicBool>,
@@ -435,7 +445,13 @@ impl DeviceWorker {
             batch.clear();
             let t0 = Instant::now();
             let mut taken = Vec::new();
-            while batch.subs() < accel::SUBS_PER_BATCH {
+            // Beside CPU workers, at most half of what is left: the tail stays shared.
+            let most = if self.shared {
+                self.queue.left().div_ceil(2)
+            } else {
+                usize::MAX
+            };
+            while batch.subs() < accel::SUBS_PER_BATCH && taken.len() < most {
                 let Some(index) = self.queue.take() else {
                     break;
                 };

@@ -243,3 +243,40 @@ fn gpus_without_a_gpu_count_on_the_cpu_and_say_why() {
     let r = engine.count(&Job::new(10).unwrap().with_unique(true));
     assert_eq!((r.counts.total, r.counts.unique), (724, 92));
 }
+
+/// Prints how the CPU time of a d4 count splits between the counted parts (what a device
+/// takes) and the rest (tied parts, classified on the CPU): the share a device cannot take.
+/// A measurement for docs/GPU.md, not a check: `cargo test --release -- --ignored --nocapture
+/// d4_time_split`.
+#[test]
+#[ignore]
+fn d4_time_split() {
+    for n in [16, 17, 18] {
+        let plan = Plan::new(
+            Job::new(n)
+                .unwrap()
+                .with_unique(true)
+                .with_split_depth(3)
+                .unwrap(),
+        );
+        let kernel = Kernel::best();
+        let (mut part_time, mut rest_time) = (Duration::ZERO, Duration::ZERO);
+        let mut total = Counts::default();
+        for unit in plan.units() {
+            let t0 = Instant::now();
+            if let Some(p) = crate::plan::count_part(&plan, unit) {
+                total += p.counts(p.count_on(kernel, n));
+            }
+            let t1 = Instant::now();
+            total += evaluate_rest_on(&plan, unit, kernel);
+            part_time += t1 - t0;
+            rest_time += t1.elapsed();
+        }
+        assert_eq!(total.total, crate::known::published(n).unwrap().total);
+        let share = rest_time.as_secs_f64() / (part_time + rest_time).as_secs_f64();
+        println!(
+            "N = {n}: counted parts {part_time:.2?}, rest {rest_time:.2?} ({:.1} % of the CPU time), {kernel}",
+            100.0 * share
+        );
+    }
+}

@@ -79,6 +79,15 @@ impl OpenClError {
 
 /// Why the OpenCL library did not load, or `None` if it did. Loads it on the first call.
 pub(crate) fn library_error() -> Option<String> {
+    if cfg!(target_feature = "crt-static") {
+        // glibc's static dlopen loads a second C library beside the built-in one: the OpenCL
+        // drivers crash in it. Say so instead of trying.
+        return Some(
+            "this nqueens is statically linked (crt-static), which cannot load shared \
+             libraries; use a dynamically linked build (see docs/GPU.md)"
+                .into(),
+        );
+    }
     cl3::load_library().as_ref().err().map(ToString::to_string)
 }
 

@@ -3,9 +3,9 @@
 //! one launch, and hands each unit that still has searches to classify to the CPU workers.
 
 use crate::error::{Error, Result};
-use crate::plan::{count_part, Plan};
+use crate::plan::{classify_parts, count_part, Plan};
 use crate::search::opencl::{self, Counter, DeviceInfo, DeviceKind, OpenClError, RowSpec, Sub};
-use crate::search::{Counts, Unit};
+use crate::search::{ClassifyPart, Counts, Part, Unit};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -85,17 +85,32 @@ pub(crate) fn to_error(e: OpenClError) -> Error {
     }
 }
 
-/// A batch of units prepared for one launch.
+/// A batch of units prepared for one launch of each kernel.
 #[derive(Default)]
 pub(crate) struct Batch {
     /// The rows specs of the batch, each once.
     table: Vec<RowSpec>,
     index_of: HashMap<RowSpec, u32>,
-    /// All sub-problems.
+    /// The sub-problems of the counted parts.
     subs: Vec<Sub>,
-    /// Per unit: its index, the sub-problems of its counted part and what one completion adds.
-    units: Vec<(u32, Range<usize>, Counts)>,
-    scratch: Vec<Sub>,
+    /// The sub-problems of the classified parts, and the columns above each.
+    classify: Vec<Sub>,
+    prefixes: Vec<[u8; 32]>,
+    /// The units, in the order pushed.
+    units: Vec<BatchUnit>,
+    level: Vec<(Sub, [u8; 32])>,
+    next: Vec<(Sub, [u8; 32])>,
+    children: Vec<Sub>,
+}
+
+/// One unit of a batch: where its pieces are and what they are worth.
+struct BatchUnit {
+    index: u32,
+    /// Its counted part's sub-problems, and what one completion adds.
+    counted: Range<usize>,
+    each: Counts,
+    /// Its classified parts' sub-problems, each part with its tally.
+    classified: Vec<(Range<usize>, ClassifyPart)>,
 }
 
 impl Batch {
@@ -104,73 +119,127 @@ impl Batch {
         self.table.clear();
         self.index_of.clear();
         self.subs.clear();
+        self.classify.clear();
+        self.prefixes.clear();
         self.units.clear();
     }
 
     /// How many sub-problems the batch holds.
     pub(crate) fn subs(&self) -> usize {
-        self.subs.len()
+        self.subs.len() + self.classify.len()
     }
 
-    /// Adds `unit`: its counted part, split into sub-problems (none if it has no such part).
-    pub(crate) fn push(&mut self, plan: &Plan, unit: &Unit) {
-        let n = plan.job().n();
-        let start = self.subs.len();
-        let Some(part) = count_part(plan, unit) else {
-            self.units
-                .push((unit.index, start..start, Counts::default()));
-            return;
-        };
-        let (root, spec) = part.sub_problem(0);
-        let next_index = self.table.len() as u32;
-        let spec_index = *self.index_of.entry(spec).or_insert(next_index);
-        if spec_index == next_index {
+    /// The index of `spec` in the batch's table.
+    fn spec_index(&mut self, spec: RowSpec) -> u32 {
+        let next = self.table.len() as u32;
+        let index = *self.index_of.entry(spec).or_insert(next);
+        if index == next {
             self.table.push(spec);
         }
-        let root = Sub {
-            rows: spec_index,
-            ..root
-        };
-        // Place rows one at a time until the part is in enough pieces or the pieces are small.
-        let mut level = std::mem::take(&mut self.scratch);
-        level.clear();
-        level.push(root);
+        index
+    }
+
+    /// Splits `root` (the columns above it in `prefix`) by placing rows one at a time until
+    /// it is in enough pieces or the pieces are small; leaves them in `self.level`.
+    fn split(&mut self, n: u32, spec: &RowSpec, root: Sub, prefix: [u8; 32]) {
+        self.level.clear();
+        self.level.push((root, prefix));
         let mut first = root.first;
-        while level.len() < SUBS_PER_PART && n - first > MIN_ROWS_LEFT {
-            let before = self.subs.len();
-            for &sub in &level {
-                opencl::expand_into(n, &spec, sub, 1, &mut self.subs);
+        while self.level.len() < SUBS_PER_PART && n - first > MIN_ROWS_LEFT {
+            self.next.clear();
+            for &(sub, prefix) in &self.level {
+                self.children.clear();
+                opencl::expand_into(n, spec, sub, 1, &mut self.children);
+                for &child in &self.children {
+                    let mut p = prefix;
+                    p[sub.first as usize] = (child.cols ^ sub.cols).trailing_zeros() as u8;
+                    self.next.push((child, p));
+                }
             }
-            level.clear();
-            level.extend(self.subs.drain(before..));
+            std::mem::swap(&mut self.level, &mut self.next);
             first += 1;
-            if level.is_empty() {
+            if self.level.is_empty() {
                 break;
             }
         }
-        self.subs.extend_from_slice(&level);
-        self.scratch = level;
-        self.units
-            .push((unit.index, start..self.subs.len(), part.counts(1)));
     }
 
-    /// Counts the batch on `counter`: per unit, its index and the counts of its counted part.
+    /// Adds `unit`: its counted part and its classified parts, split into sub-problems (a
+    /// unit that leaves too few rows has neither: the CPU does it).
+    pub(crate) fn push(&mut self, plan: &Plan, unit: &Unit) {
+        let n = plan.job().n();
+        let start = self.subs.len();
+        let mut each = Counts::default();
+        if let Some(part) = count_part(plan, unit) {
+            let (root, spec) = part.sub_problem(0);
+            let root = Sub {
+                rows: self.spec_index(spec),
+                ..root
+            };
+            self.split(n, &spec, root, [0; 32]);
+            self.subs.extend(self.level.iter().map(|&(sub, _)| sub));
+            each = part.counts(1);
+        }
+        let counted = start..self.subs.len();
+        let mut classified = Vec::new();
+        for part in classify_parts(plan, unit) {
+            let (root, spec) = Part {
+                rows: part.rows,
+                first: part.first,
+                masks: part.masks,
+                total: 0,
+                unique: 0,
+            }
+            .sub_problem(0);
+            let root = Sub {
+                rows: self.spec_index(spec),
+                ..root
+            };
+            self.split(n, &spec, root, part.prefix);
+            let start = self.classify.len();
+            for &(sub, prefix) in &self.level {
+                self.classify.push(sub);
+                self.prefixes.push(prefix);
+            }
+            classified.push((start..self.classify.len(), part));
+        }
+        self.units.push(BatchUnit {
+            index: unit.index,
+            counted,
+            each,
+            classified,
+        });
+    }
+
+    /// Counts the batch on `counter`: per unit, its index and the counts of its counted and
+    /// classified parts.
     pub(crate) fn count(
         &self,
         counter: &mut Counter,
         n: u32,
     ) -> std::result::Result<Vec<(u32, Counts)>, OpenClError> {
         let found = counter.count(n, &self.table, &self.subs)?;
+        let classes = counter.classify(n, &self.table, &self.classify, &self.prefixes)?;
         Ok(self
             .units
             .iter()
-            .map(|(index, range, each)| {
-                let completions: u128 = found[range.clone()].iter().map(|&c| u128::from(c)).sum();
-                let counts = Counts {
-                    total: each.total * completions,
-                    unique: each.unique * completions,
+            .map(|u| {
+                let completions: u128 = found[u.counted.clone()]
+                    .iter()
+                    .map(|&c| u128::from(c))
+                    .sum();
+                let mut counts = Counts {
+                    total: u.each.total * completions,
+                    unique: u.each.unique * completions,
                 };
-                (*index, counts)
+                for (range, part) in &u.classified {
+                    let mut sum = [0u128; 3];
+                    for c in &classes[range.clone()] {
+                        (0..3).for_each(|k| sum[k] += u128::from(c[k]));
+                    }
+                    counts += part.counts(sum);
+                }
+                (u.index, counts)
             })
             .collect())
     }

@@ -116,19 +116,23 @@ fn counted_part_and_rest_make_the_unit() {
             for unit in plan.units() {
                 let whole = evaluate(&plan, unit);
                 let part = crate::plan::count_part(&plan, unit);
-                let mut split = evaluate_rest_on(&plan, unit, Kernel::Dfs);
+                let rest = evaluate_rest_on(&plan, unit, Kernel::Dfs);
+                let mut split = rest;
                 if let Some(p) = part {
                     split += p.counts(p.count_on(Kernel::Dfs, n));
-                } else {
-                    assert!(has_rest(&plan, unit), "{job:?} {unit:?}");
-                }
-                if !has_rest(&plan, unit) {
-                    assert_eq!(
-                        evaluate_rest_on(&plan, unit, Kernel::Dfs),
-                        Counts::default()
-                    );
                 }
                 assert_eq!(split, whole, "{job:?} {unit:?}");
+                // What a device takes (counted and classified parts) and what stays on the CPU.
+                let mut classified = Counts::default();
+                for p in crate::plan::classify_parts(&plan, unit) {
+                    classified += p.evaluate_on(Kernel::Dfs, n);
+                }
+                if has_rest(&plan, unit) {
+                    assert!(part.is_none(), "{job:?} {unit:?}");
+                    assert_eq!(classified, Counts::default());
+                } else {
+                    assert_eq!(classified, rest, "{job:?} {unit:?}");
+                }
             }
         }
     }
@@ -195,8 +199,8 @@ fn opencl_counts_every_method_depth_and_place() {
     }
 }
 
-/// Per-unit counts of the counted parts on the device equal the lanes' on the CPU, for a
-/// random sample of units at N = 15..=18 (small units: split depth 4).
+/// Per-unit counts on the device (counted and classified parts) equal the CPU's, for a random
+/// sample of units of every method, unique or not, at N = 15..=18 (small units: split depth 4).
 #[test]
 fn opencl_counts_sampled_units_like_the_cpu() {
     let Some(engine) = opencl_engine(1, false) else {
@@ -204,25 +208,28 @@ fn opencl_counts_sampled_units_like_the_cpu() {
     };
     let mut counter = lock(&engine.counters[0]);
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    for (n, samples) in [(15, 24), (16, 12), (17, 6), (18, 3)] {
+    for (n, samples) in [(15, 16), (16, 8), (17, 4), (18, 2)] {
         for method in Method::ALL {
-            let job = Job::new(n)
-                .unwrap()
-                .with_method(method)
-                .with_split_depth(4)
-                .unwrap();
-            let plan = Plan::new(job);
-            let units = plan.units();
-            let mut batch = Batch::default();
-            let mut want = Vec::new();
-            for _ in 0..samples {
-                let unit = &units[rng.below(units.len() as u64) as usize];
-                batch.push(&plan, unit);
-                let part = crate::plan::count_part(&plan, unit).expect("a counted part");
-                want.push((unit.index, part.counts(part.count_on(Kernel::best(), n))));
+            for unique in [false, true] {
+                let job = Job::new(n)
+                    .unwrap()
+                    .with_method(method)
+                    .with_unique(unique)
+                    .with_split_depth(4)
+                    .unwrap();
+                let plan = Plan::new(job);
+                let units = plan.units();
+                let mut batch = Batch::default();
+                let mut want = Vec::new();
+                for _ in 0..samples {
+                    let unit = &units[rng.below(units.len() as u64) as usize];
+                    assert!(!has_rest(&plan, unit));
+                    batch.push(&plan, unit);
+                    want.push((unit.index, evaluate_on(&plan, unit, Kernel::best())));
+                }
+                let got = batch.count(&mut counter, n).unwrap();
+                assert_eq!(got, want, "n = {n}, {method}, unique {unique}");
             }
-            let got = batch.count(&mut counter, n).unwrap();
-            assert_eq!(got, want, "n = {n}, {method}");
         }
     }
 }

@@ -4,7 +4,7 @@
 use super::{Method, Plan};
 use crate::search::bounded::Rows;
 use crate::search::dfs::{self, MAX_N};
-use crate::search::{d4, lanes, symmetry, Counts, Kernel, Part, Unit};
+use crate::search::{d4, symmetry, ClassifyPart, Counts, Kernel, Part, Tally, Unit};
 use std::ops::ControlFlow;
 
 /// Counts the solutions of one unit on the fastest kernel of this processor.
@@ -64,64 +64,88 @@ pub(crate) fn count_part(plan: &Plan, unit: &Unit) -> Option<Part> {
     Some(part)
 }
 
-/// Whether [`evaluate_rest_on`] has anything to search for `unit` (when not, its
-/// [`count_part`] is all of it).
+/// Whether `unit` leaves work that only the CPU does: units whose prefix leaves fewer than
+/// three rows (a device takes the [`count_part`] and the [`classify_parts`] of all others).
 pub(crate) fn has_rest(plan: &Plan, unit: &Unit) -> bool {
-    let n = plan.job().n();
-    if plan.method() == Method::D4 {
-        return d4::has_rest(n, unit);
-    }
-    plan.job().unique() || u32::from(unit.depth) + 3 > n
+    u32::from(unit.depth) + 3 > plan.job().n()
 }
 
-/// The counts of `unit` outside its [`count_part`] (all of it when it has none): the searches
-/// that classify solutions one by one, on `kernel`.
+/// The parts of `unit` whose solutions are classified one by one: d4's tied parts, or all of
+/// a plain or mirror unit when unique counts are asked for. None for units that leave fewer
+/// than three rows ([`has_rest`]).
+pub(crate) fn classify_parts(plan: &Plan, unit: &Unit) -> Vec<ClassifyPart> {
+    let n = plan.job().n();
+    let first = u32::from(unit.depth);
+    if first + 3 > n {
+        return Vec::new();
+    }
+    let allow = allowed(plan);
+    let unique = plan.job().unique();
+    if plan.method() == Method::D4 {
+        return d4::classify_parts(n, unit, &allow, unique).collect();
+    }
+    if !unique {
+        return Vec::new();
+    }
+    let mut prefix = [0u8; MAX_N as usize];
+    prefix[..unit.depth as usize].copy_from_slice(unit.prefix());
+    // Unique counts by classification: every solution is checked for being the smallest of its
+    // class. The smallest member s of a class satisfies s <= mirror(s), so its prefix is one the
+    // mirror method keeps: counting canonical solutions over the kept units counts each class once.
+    vec![ClassifyPart {
+        rows: Rows::allowing(allow),
+        first,
+        masks: unit.masks,
+        prefix,
+        tally: Tally::Weighted(unit.weight),
+        unique,
+    }]
+}
+
+/// The counts of `unit` outside its [`count_part`] (all of it when it has none): its
+/// [`classify_parts`] walked on `kernel`, or the whole of a unit that leaves fewer than three
+/// rows.
 pub(crate) fn evaluate_rest_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Counts {
     let n = plan.job().n();
     let depth = u32::from(unit.depth);
-    let weight = u128::from(unit.weight);
     let allow = allowed(plan);
+    if depth + 3 > n {
+        return short_unit(plan, unit, &allow);
+    }
+    let mut counts = Counts::default();
+    for part in classify_parts(plan, unit) {
+        counts += part.evaluate_on(kernel, n);
+    }
+    counts
+}
+
+/// A unit that leaves fewer than three rows, too few for the lanes: depth first.
+fn short_unit(plan: &Plan, unit: &Unit, allow: &[u32; MAX_N as usize]) -> Counts {
+    let n = plan.job().n();
+    let depth = u32::from(unit.depth);
     if plan.method() == Method::D4 {
-        let c = d4::evaluate_rest(n, unit, &allow, kernel);
+        let c = d4::evaluate_rest(n, unit, allow, Kernel::Dfs);
         return Counts {
             total: c.total,
             unique: if plan.job().unique() { c.unique } else { 0 },
         };
     }
-    // The lane kernels need three rows below the prefix; shallower units are tiny.
-    let on_lanes = depth + 3 <= n;
+    let weight = u128::from(unit.weight);
     if !plan.job().unique() {
-        if on_lanes {
-            return Counts::default(); // all in the count part
-        }
-        let found = dfs::count_constrained(n, depth, unit.masks, &allow);
+        let found = dfs::count_constrained(n, depth, unit.masks, allow);
         return Counts {
             total: u128::from(found) * weight,
             unique: 0,
         };
     }
-    let rows = Rows::allowing(allow);
-    // Unique counts by classification: every solution is checked for being the smallest of its
-    // class. The smallest member s of a class satisfies s <= mirror(s), so its prefix is one the
-    // mirror method keeps: counting canonical solutions over the kept units counts each class once.
     let mut cols = [0u8; MAX_N as usize];
     cols[..unit.depth as usize].copy_from_slice(unit.prefix());
     let mut counts = Counts::default();
-    let mut found = |s: &[u8]| {
+    let _ = dfs::visit(n, depth, unit.masks, allow, &mut cols, |s| {
         counts.total += weight;
         counts.unique += u128::from(symmetry::is_canonical(s));
-    };
-    if on_lanes {
-        lanes::visit(kernel, n, depth, unit.masks, &rows, |tail| {
-            cols[depth as usize..n as usize].copy_from_slice(tail);
-            found(&cols[..n as usize]);
-        });
-    } else {
-        let _ = dfs::visit(n, depth, unit.masks, &allow, &mut cols, |s| {
-            found(s);
-            ControlFlow::Continue(())
-        });
-    }
+        ControlFlow::Continue(())
+    });
     counts
 }
 

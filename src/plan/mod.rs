@@ -18,7 +18,7 @@ mod job;
 mod units;
 
 pub use crate::search::{Counts, Unit};
-pub(crate) use evaluate::{count_part, evaluate_rest_on, has_rest};
+pub(crate) use evaluate::{classify_parts, count_part, evaluate_rest_on, has_rest};
 pub use evaluate::{evaluate, evaluate_nodes, evaluate_on};
 pub use job::{
     check_n, check_threads, Job, Method, Queen, MAX_SPLIT_DEPTH, MAX_THREADS, UNITS_PER_THREAD,

@@ -27,7 +27,7 @@
 
 use super::bounded::{self as search, Rows};
 use super::dfs::{full_mask, Masks, MAX_N};
-use super::{lanes, symmetry, Counts, Kernel, Part, Unit, MAX_PREFIX};
+use super::{symmetry, ClassifyPart, Counts, Kernel, Part, Tally, Unit, MAX_PREFIX};
 
 /// The two kinds of canonical solution, named by their first queens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -272,13 +272,39 @@ pub(crate) fn count_part(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) ->
     })
 }
 
-/// Whether [`evaluate_rest`] has anything to search for this unit: all but corner units.
-pub(crate) fn has_rest(n: u32, unit: &Unit) -> bool {
-    u32::from(unit.depth) + 3 > n || matches!(Branch::of(unit), Branch::Side { .. })
+/// The tied parts of a side unit as [`ClassifyPart`]s (none for corner units and for units
+/// that leave at most two rows, which [`evaluate_rest`] finishes itself).
+pub(crate) fn classify_parts<'u>(
+    n: u32,
+    unit: &'u Unit,
+    placed: &[u32; MAX_N as usize],
+    unique: bool,
+) -> impl Iterator<Item = ClassifyPart> + 'u {
+    let branch = Branch::of(unit);
+    let rows = branch.rows(n, placed);
+    let first = u32::from(unit.depth);
+    let bound = match branch {
+        Branch::Side { bound } if first + 3 <= n => Some(bound),
+        _ => None,
+    };
+    let mut prefix = [0u8; MAX_N as usize];
+    prefix[..first as usize].copy_from_slice(unit.prefix());
+    bound
+        .into_iter()
+        .flat_map(move |a| side_parts(n, a, &rows, unit).collect::<Vec<_>>())
+        .filter(|(_, ties)| *ties)
+        .map(move |(part, _)| ClassifyPart {
+            rows: part,
+            first,
+            masks: unit.masks,
+            prefix,
+            tally: Tally::Classes,
+            unique,
+        })
 }
 
-/// The counts of one D4 unit outside its [`count_part`]: the tied parts of a side unit, or
-/// the whole of a unit that leaves at most two rows, every solution classified by
+/// The counts of one D4 unit outside its [`count_part`]: its [`classify_parts`], or the whole
+/// of a unit that leaves at most two rows, every solution classified by
 /// [`symmetry::orbit`]; zero for a corner unit.
 pub(crate) fn evaluate_rest(
     n: u32,
@@ -286,24 +312,13 @@ pub(crate) fn evaluate_rest(
     placed: &[u32; MAX_N as usize],
     kernel: Kernel,
 ) -> Counts {
-    let branch = Branch::of(unit);
-    let rows = branch.rows(n, placed);
-    let first = u32::from(unit.depth);
-    if first + 3 > n {
+    if u32::from(unit.depth) + 3 > n {
         // The prefix leaves at most two rows: finish them here.
-        return finish_short(n, unit, &rows);
+        return finish_short(n, unit, &Branch::of(unit).rows(n, placed));
     }
-    let Branch::Side { bound: a } = branch else {
-        return Counts::default();
-    };
-    let mut s = [0u8; MAX_N as usize];
-    s[..first as usize].copy_from_slice(unit.prefix());
     let mut counts = Counts::default();
-    for (part, _) in side_parts(n, a, &rows, unit).filter(|(_, ties)| *ties) {
-        lanes::visit(kernel, n, first, unit.masks, &part, |tail| {
-            s[first as usize..n as usize].copy_from_slice(tail);
-            counts += counts_of(&s[..n as usize]);
-        });
+    for part in classify_parts(n, unit, placed, true) {
+        counts += part.evaluate_on(kernel, n);
     }
     counts
 }

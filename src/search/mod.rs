@@ -25,4 +25,4 @@ mod unit;
 
 pub use dfs::MAX_N;
 pub use kernel::Kernel;
-pub use unit::{Counts, Part, Unit, MAX_PREFIX};
+pub use unit::{ClassifyPart, Counts, Part, Tally, Unit, MAX_PREFIX};

@@ -1,7 +1,7 @@
 //! What a search takes (a [`Unit`]: a placed prefix and its attacks) and gives ([`Counts`]).
 
 use super::bounded::Rows;
-use super::dfs::Masks;
+use super::dfs::{Masks, MAX_N};
 use super::Kernel;
 use std::ops::AddAssign;
 
@@ -104,5 +104,79 @@ impl Part {
             rows: rows_index,
         };
         (sub, spec)
+    }
+}
+
+/// A piece of a unit's search whose solutions are classified one by one under the symmetries
+/// of the square: the completions of rows `first..n` below `masks` within `rows`, the columns
+/// of the rows above in `prefix`. The CPU walks it on the lanes ([`ClassifyPart::evaluate_on`]);
+/// an OpenCL device classifies it on the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClassifyPart {
+    /// What each row may use, and the column deadline.
+    pub rows: Rows,
+    /// The first row to place; at most `n - 3`.
+    pub first: u32,
+    /// Attacks on row `first` from the rows above.
+    pub masks: Masks,
+    /// The columns of rows `0..first`.
+    pub prefix: [u8; MAX_N as usize],
+    /// What a solution adds.
+    pub tally: Tally,
+    /// Whether unique counts are wanted (else they are reported as 0).
+    pub unique: bool,
+}
+
+/// What a classified solution adds to the counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tally {
+    /// A canonical solution adds its class size and one class; any other, nothing (d4's tied
+    /// parts: the search meets every class there through its canonical member).
+    Classes,
+    /// Every solution adds this weight; a canonical one also adds one class (plain and mirror
+    /// with unique counts).
+    Weighted(u8),
+}
+
+impl ClassifyPart {
+    /// The counts of this part on an `n` board, walked on the lanes of `kernel`.
+    pub fn evaluate_on(&self, kernel: Kernel, n: u32) -> Counts {
+        let mut s = self.prefix;
+        let (first, n_us) = (self.first as usize, n as usize);
+        let mut counts = Counts::default();
+        super::lanes::visit(kernel, n, self.first, self.masks, &self.rows, |tail| {
+            s[first..n_us].copy_from_slice(tail);
+            match self.tally {
+                Tally::Classes => {
+                    let o = super::symmetry::orbit(&s[..n_us]);
+                    if o.canonical {
+                        counts.total += u128::from(o.size);
+                        counts.unique += 1;
+                    }
+                }
+                Tally::Weighted(w) => {
+                    counts.total += u128::from(w);
+                    counts.unique += u128::from(super::symmetry::is_canonical(&s[..n_us]));
+                }
+            }
+        });
+        if !self.unique {
+            counts.unique = 0;
+        }
+        counts
+    }
+
+    /// The counts from a device's classification `[solutions, canonical solutions, class
+    /// sizes of the canonical ones]`.
+    pub fn counts(&self, found: [u128; 3]) -> Counts {
+        let [solutions, canonical, sizes] = found;
+        let total = match self.tally {
+            Tally::Classes => sizes,
+            Tally::Weighted(w) => solutions * u128::from(w),
+        };
+        Counts {
+            total,
+            unique: if self.unique { canonical } else { 0 },
+        }
     }
 }

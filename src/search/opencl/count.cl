@@ -202,3 +202,125 @@ __kernel void count_persistent(uint n, __global const sub_t *subs, uint count,
         }
     }
 }
+
+// ---- Classifying solutions: total and unique counts under the 8 symmetries ----
+//
+// The same search, with the column of every row kept (`col`, private: the rows above the
+// sub-problem come from the host) so that each solution can be compared with its 7 images.
+// A solution is canonical when it is lexicographically the smallest of its class; its class
+// has 8 / (symmetries that fix it) members. Per sub-problem three counts come out: solutions,
+// canonical solutions, and the class sizes of the canonical ones summed.
+
+// The 8 symmetries of the square as maps of (row, column): an optional transpose, then an
+// optional flip of the rows and of the columns. Image of `s` under symmetry `g`, row `r`:
+// t[r] = fc(s[fr(r)]) without transpose, fc(inv[fr(r)]) with it (inv: the inverse permutation).
+void classify(const uchar *s, uint n, ulong *acc) {
+    uchar inv[32];
+    for (uint r = 0u; r < n; r++) {
+        inv[s[r]] = (uchar)r;
+    }
+    uint fixed = 0u;
+    bool canonical = true;
+    for (uint g = 0u; g < 8u; g++) {
+        int cmp = 0;
+        for (uint r = 0u; r < n && cmp == 0; r++) {
+            uint fr = (g & 2u) ? n - 1u - r : r;
+            uint v = (g & 4u) ? inv[fr] : s[fr];
+            v = (g & 1u) ? n - 1u - v : v;
+            cmp = (v < s[r]) ? -1 : ((v > s[r]) ? 1 : 0);
+        }
+        fixed += (cmp == 0) ? 1u : 0u;
+        canonical = canonical && cmp >= 0;
+    }
+    acc[0] += 1ul;
+    if (canonical) {
+        acc[1] += 1ul;
+        acc[2] += (ulong)(8u / fixed);
+    }
+}
+
+// Classifies every square of `free` as the queen of row `row`, the rows above given by `col`.
+void classify_row(uchar *col, uint row, uint free, uint n, ulong *acc) {
+    while (free != 0u) {
+        uint bit = free & (0u - free);
+        free ^= bit;
+        col[row] = (uchar)(31u - clz(bit));
+        classify(col, n, acc);
+    }
+}
+
+// Sub-problem `i`: its search, each solution classified; writes out[3i .. 3i+2]. `prefixes`
+// holds 32 columns per sub-problem: those of its rows above `first`.
+void classify_one(uint n, uint i, __global const sub_t *subs, __global const rows_t *rows,
+                  __global const uchar *prefixes, __global ulong *out, STACK_PTR stack,
+                  uint lid, uint lsize) {
+#ifdef NQ_PRIVATE_STACK
+    (void)lid;
+    (void)lsize;
+#endif
+    sub_t sub = subs[i];
+    uchar col[32];
+    for (uint r = 0u; r < 32u; r++) {
+        col[r] = prefixes[32u * i + r];
+    }
+    ulong acc[3] = {0ul, 0ul, 0ul};
+    search_t s;
+    start(&s, n, sub, rows);
+    if (sub.first >= n) {
+        classify(col, n, acc);
+    } else if (sub.first + 1u == n) {
+        uint free = ~(sub.cols | sub.diag_up | sub.diag_down) & row_mask(&s, sub.first, sub.cols);
+        classify_row(col, sub.first, free, n, acc);
+    }
+    uint last = n - 1u;
+    while (s.free != 0u) {
+        // As `step`, keeping the column of each row placed and classifying at the last row.
+        uint bit = s.free & (0u - s.free);
+        uint rest = s.free ^ bit;
+        uint cols = s.cols | bit;
+        uint up = (s.diag_up | bit) << 1;
+        uint down = (s.diag_down | bit) >> 1;
+        uint row = s.base + popcount(cols);
+        col[row - 1u] = (uchar)(31u - clz(bit));
+        uint free = ~(cols | up | down) & row_mask(&s, row, cols);
+        bool leaf = row == last;
+        if (leaf) {
+            classify_row(col, row, free, n, acc);
+        }
+        if (!leaf && free != 0u) {
+            if (rest != 0u) {
+                STACK_AT(s.sp) = (uint4)(s.cols, s.diag_up, s.diag_down, rest);
+                s.sp += 1u;
+            }
+            s.cols = cols;
+            s.diag_up = up;
+            s.diag_down = down;
+            s.free = free;
+        } else if (rest != 0u || s.sp == 0u) {
+            s.free = rest;
+        } else {
+            s.sp -= 1u;
+            uint4 e = STACK_AT(s.sp);
+            s.cols = e.x;
+            s.diag_up = e.y;
+            s.diag_down = e.z;
+            s.free = e.w;
+        }
+    }
+    out[3u * i] = acc[0];
+    out[3u * i + 1u] = acc[1];
+    out[3u * i + 2u] = acc[2];
+}
+
+// Persistent work-items, as `count_persistent`, each sub-problem classified whole.
+__kernel void classify_persistent(uint n, __global const sub_t *subs, uint count,
+                                  __global const rows_t *rows, __global const uchar *prefixes,
+                                  __global ulong *out, __local uint4 *local_stack,
+                                  volatile __global uint *next) {
+    uint lid = get_local_id(0);
+    uint lsize = get_local_size(0);
+    STACK_SPACE(local_stack);
+    for (uint i = atomic_inc(next); i < count; i = atomic_inc(next)) {
+        classify_one(n, i, subs, rows, prefixes, out, stack, lid, lsize);
+    }
+}

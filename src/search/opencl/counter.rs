@@ -75,6 +75,7 @@ pub struct Counter {
     // Fields drop in order: kernels and buffers before the program, queue and context.
     kernel_each: Kernel,
     kernel_persistent: Kernel,
+    kernel_classify: Kernel,
     buffers: Option<Buffers>,
     table: Option<(Buffer<RowSpec>, usize)>,
     next: Buffer<u32>,
@@ -154,6 +155,8 @@ impl Counter {
         let kernel_each = Kernel::create(&program, "count_each").call("clCreateKernel")?;
         let kernel_persistent =
             Kernel::create(&program, "count_persistent").call("clCreateKernel")?;
+        let kernel_classify =
+            Kernel::create(&program, "classify_persistent").call("clCreateKernel")?;
         let build_time = started.elapsed();
 
         let kernel_max_work_group = kernel_each
@@ -161,6 +164,11 @@ impl Counter {
             .call("clGetKernelWorkGroupInfo")?
             .min(
                 kernel_persistent
+                    .get_work_group_size(id)
+                    .call("clGetKernelWorkGroupInfo")?,
+            )
+            .min(
+                kernel_classify
                     .get_work_group_size(id)
                     .call("clGetKernelWorkGroupInfo")?,
             )
@@ -183,6 +191,7 @@ impl Counter {
         Ok(Counter {
             kernel_each,
             kernel_persistent,
+            kernel_classify,
             buffers: None,
             table: None,
             next,
@@ -265,6 +274,127 @@ impl Counter {
             }
         }
         Ok(counts)
+    }
+
+    /// Classifies the solutions of each sub-problem under the 8 symmetries of the square. The
+    /// search is that of [`Counter::count`]; `prefixes[i]` holds the columns of rows
+    /// `0..subs[i].first` (the rest is ignored). Returns, per sub-problem, `[solutions,
+    /// canonical solutions, class sizes of the canonical ones summed]`: a canonical solution
+    /// is the lexicographically smallest of its class, as in `crate::search::symmetry`.
+    ///
+    /// Fails with [`OpenClError::InvalidInput`] as [`Counter::count`] does, and when the
+    /// prefixes are not one per sub-problem or name a column off the board.
+    pub fn classify(
+        &mut self,
+        n: u32,
+        rows_table: &[RowSpec],
+        subs: &[Sub],
+        prefixes: &[[u8; 32]],
+    ) -> Result<Vec<[u64; 3]>, OpenClError> {
+        let levels = validate(n, rows_table, subs)?;
+        if prefixes.len() != subs.len() {
+            return Err(OpenClError::InvalidInput(format!(
+                "{} prefixes for {} sub-problems",
+                prefixes.len(),
+                subs.len()
+            )));
+        }
+        for (i, (sub, prefix)) in subs.iter().zip(prefixes).enumerate() {
+            if let Some(c) = prefix[..sub.first as usize]
+                .iter()
+                .find(|&&c| u32::from(c) >= n)
+            {
+                return Err(OpenClError::InvalidInput(format!(
+                    "sub-problem {i} has a queen in column {c} of an {n}-column board"
+                )));
+            }
+        }
+        let mut out = vec![[0u64; 3]; subs.len()];
+        if subs.is_empty() {
+            return Ok(out);
+        }
+        let work_group = self.work_group(levels)?;
+        self.upload_table(n, rows_table)?;
+        let chunk = self.max_chunk.min(1 << 20);
+        for ((subs, prefixes), out) in subs
+            .chunks(chunk)
+            .zip(prefixes.chunks(chunk))
+            .zip(out.chunks_mut(chunk))
+        {
+            if let Err(e) = self.classify_chunk(n, subs, prefixes, out, levels, work_group) {
+                let _ = self.queue.finish();
+                return Err(e);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Classifies one chunk into `out`, with buffers of its own (classification is the rarer
+    /// call; its buffers are not kept).
+    fn classify_chunk(
+        &mut self,
+        n: u32,
+        subs: &[Sub],
+        prefixes: &[[u8; 32]],
+        out: &mut [[u64; 3]],
+        levels: usize,
+        work_group: usize,
+    ) -> Result<(), OpenClError> {
+        let len = subs.len();
+        let count = u32::try_from(len).expect("chunks are at most 2^20");
+        let flat: Vec<u8> = prefixes.iter().flatten().copied().collect();
+        let mut results = vec![0u64; 3 * len];
+        // SAFETY: plain device allocations of the sizes written and read below, no host
+        // pointer. The kernel reads `count` subs and 32 * `count` prefix bytes and writes
+        // 3 * `count` ulongs; the argument types match `classify_persistent` (uint, sub_t*,
+        // uint, rows_t*, uchar*, ulong*, __local uint4*, volatile uint*). Writes are blocking.
+        unsafe {
+            let mut sub_buf =
+                Buffer::<Sub>::create(&self.context, CL_MEM_READ_ONLY, len, ptr::null_mut())
+                    .call("clCreateBuffer")?;
+            let mut prefix_buf =
+                Buffer::<u8>::create(&self.context, CL_MEM_READ_ONLY, 32 * len, ptr::null_mut())
+                    .call("clCreateBuffer")?;
+            let out_buf =
+                Buffer::<u64>::create(&self.context, CL_MEM_WRITE_ONLY, 3 * len, ptr::null_mut())
+                    .call("clCreateBuffer")?;
+            self.queue
+                .enqueue_write_buffer(&mut sub_buf, CL_BLOCKING, 0, subs, &[])
+                .call("clEnqueueWriteBuffer")?;
+            self.queue
+                .enqueue_write_buffer(&mut prefix_buf, CL_BLOCKING, 0, &flat, &[])
+                .call("clEnqueueWriteBuffer")?;
+            self.queue
+                .enqueue_fill_buffer(&mut self.next, &[0u32], 0, 4, &[])
+                .call("clEnqueueFillBuffer")?;
+            let table = &self.table.as_ref().expect("uploaded before").0;
+            let kernel = &self.kernel_classify;
+            kernel.set_arg(0, &n).call("clSetKernelArg")?;
+            kernel.set_arg(1, &sub_buf.get()).call("clSetKernelArg")?;
+            kernel.set_arg(2, &count).call("clSetKernelArg")?;
+            kernel.set_arg(3, &table.get()).call("clSetKernelArg")?;
+            kernel
+                .set_arg(4, &prefix_buf.get())
+                .call("clSetKernelArg")?;
+            kernel.set_arg(5, &out_buf.get()).call("clSetKernelArg")?;
+            kernel
+                .set_arg_local_buffer(6, self.stack_bytes(levels, work_group))
+                .call("clSetKernelArg")?;
+            kernel.set_arg(7, &self.next.get()).call("clSetKernelArg")?;
+            let resident =
+                self.device.compute_units.max(1) as usize * self.groups_per_unit * work_group;
+            let global = len.next_multiple_of(work_group).min(resident);
+            self.queue
+                .enqueue_nd_range_kernel(kernel.get(), 1, ptr::null(), &global, &work_group, &[])
+                .call("clEnqueueNDRangeKernel")?;
+            self.queue
+                .enqueue_read_buffer(&out_buf, CL_BLOCKING, 0, &mut results, &[])
+                .call("clEnqueueReadBuffer")?;
+        }
+        for (o, r) in out.iter_mut().zip(results.chunks_exact(3)) {
+            *o = [r[0], r[1], r[2]];
+        }
+        Ok(())
     }
 
     /// The work-group size for stacks of `levels` entries.

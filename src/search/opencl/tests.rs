@@ -534,3 +534,95 @@ fn edge_columns_of_wide_boards() {
         }
     }
 }
+
+/// The solutions of `sub` (rows above it in `prefix`) classified on the CPU by
+/// `symmetry::orbit`: `[solutions, canonical, class sizes of the canonical ones]`.
+fn classify_reference(n: u32, rows: &RowSpec, sub: Sub, prefix: &mut [u8; 32]) -> [u64; 3] {
+    if sub.first == n {
+        let o = crate::search::symmetry::orbit(&prefix[..n as usize]);
+        return [
+            1,
+            u64::from(o.canonical),
+            u64::from(o.size) * u64::from(o.canonical),
+        ];
+    }
+    let mut free =
+        full_mask(n) & !(sub.cols | sub.diag_up | sub.diag_down) & rows.allow[sub.first as usize];
+    let mut acc = [0u64; 3];
+    while free != 0 {
+        let bit = free & free.wrapping_neg();
+        free ^= bit;
+        let next = sub.place(bit);
+        if sub.first == rows.dead_row && next.cols & rows.dead_cols != rows.dead_cols {
+            continue;
+        }
+        prefix[sub.first as usize] = bit.trailing_zeros() as u8;
+        let r = classify_reference(n, rows, next, prefix);
+        (0..3).for_each(|k| acc[k] += r[k]);
+    }
+    acc
+}
+
+/// The sub-problems `depth` rows below the root, each with the columns of its placed rows.
+fn expand_with_prefixes(n: u32, rows: &RowSpec, depth: u32) -> (Vec<Sub>, Vec<[u8; 32]>) {
+    let mut level = vec![(Sub::root(0), [0u8; 32])];
+    for _ in 0..depth.min(n) {
+        let mut next = Vec::new();
+        for (sub, prefix) in level {
+            for child in expand(n, rows, sub, 1) {
+                let mut p = prefix;
+                p[sub.first as usize] = (child.cols ^ sub.cols).trailing_zeros() as u8;
+                next.push((child, p));
+            }
+        }
+        level = next;
+    }
+    level.into_iter().unzip()
+}
+
+#[test]
+fn classification_matches_the_published_and_the_cpu() {
+    // A002562, N = 1..=12.
+    const UNIQUE: [u64; 12] = [1, 0, 0, 1, 2, 1, 6, 12, 46, 92, 341, 1787];
+    for mut counter in counters() {
+        for n in 1..=12u32 {
+            let rows = RowSpec::unconstrained(n);
+            for depth in [0, 1, 3, n.saturating_sub(1), n] {
+                let (subs, prefixes) = expand_with_prefixes(n, &rows, depth);
+                let got = counter
+                    .classify(n, &[rows], &subs, &prefixes)
+                    .expect("classify");
+                let sum = |k: usize| got.iter().map(|g| g[k]).sum::<u64>();
+                let total = TOTALS[n as usize - 1];
+                assert_eq!(
+                    (sum(0), sum(1), sum(2)),
+                    (total, UNIQUE[n as usize - 1], total),
+                    "n = {n}, depth {depth}"
+                );
+            }
+        }
+        // Random rows and deadlines: every sub-problem against the CPU.
+        let mut rng = Rng(0x5DEE_CE66_D1CE_4E5B);
+        for n in 8..=13u32 {
+            for _ in 0..4 {
+                let rows = random_rows(&mut rng, n);
+                let (subs, prefixes) = expand_with_prefixes(n, &rows, rng.below(4));
+                let got = counter
+                    .classify(n, &[rows], &subs, &prefixes)
+                    .expect("classify");
+                for ((sub, prefix), g) in subs.iter().zip(&prefixes).zip(&got) {
+                    let want = classify_reference(n, &rows, *sub, &mut prefix.clone());
+                    assert_eq!(*g, want, "n = {n}, {sub:?}, {rows:?}");
+                }
+            }
+        }
+        // Columns off the board are refused.
+        let rows = RowSpec::unconstrained(8);
+        let (subs, mut prefixes) = expand_with_prefixes(8, &rows, 2);
+        prefixes[0][1] = 9;
+        assert!(matches!(
+            counter.classify(8, &[rows], &subs, &prefixes),
+            Err(OpenClError::InvalidInput(_))
+        ));
+    }
+}

@@ -514,13 +514,14 @@ fn a_result_that_cannot_be_saved_at_the_end_goes_to_stdout() {
         .map(|s| s.to_string()),
     );
     let child = spawn(&args);
-    // The folder of the result disappears while the shard runs.
+    // The folder of the result (holding the result's lock file) disappears while the shard
+    // runs.
     let t0 = Instant::now();
     while Checkpoint::load(&ckpt).map_or(true, |c| c.done.is_empty()) {
         assert!(t0.elapsed() < Duration::from_secs(30), "no checkpoint");
         std::thread::sleep(Duration::from_millis(5));
     }
-    std::fs::remove_dir(&sub).unwrap();
+    std::fs::remove_dir_all(&sub).unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -16,6 +16,7 @@ use super::UsageError;
 use anyhow::{Context, Result};
 use clap::Args;
 use nqueens::longrun::checkpoint::Checkpoint;
+use nqueens::longrun::lock::RunLock;
 use nqueens::longrun::shard::{self, ShardResult, ShardSpec};
 use nqueens::longrun::store::{self, Identity, StoreError};
 use nqueens::plan::cost;
@@ -106,6 +107,17 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
         // Found now, not after hours of counting.
         store::check_writable(out)?;
     }
+    if let Some(path) = &args.checkpoint {
+        // A checkpoint that cannot be written fails now, naming it, before its lock beside it.
+        store::check_writable(path)?;
+    }
+    // One run per file: a second run on the same checkpoint or result file stops here, before
+    // reading the checkpoint. Held to the end of this function, whatever way it returns.
+    let _locks = [args.checkpoint.as_deref(), args.out.as_deref()]
+        .into_iter()
+        .flatten()
+        .map(RunLock::acquire)
+        .collect::<Result<Vec<_>, _>>()?;
     let plan = Arc::new(Plan::new(job));
     let identity = Identity::of(&plan);
     let costs = cost::estimate(&plan);

@@ -133,6 +133,8 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
             })
             || e.downcast_ref::<nqueens::longrun::store::StoreError>()
                 .is_some_and(|e| e.is_bad_input())
+            || e.downcast_ref::<nqueens::longrun::lock::LockError>()
+                .is_some_and(|e| e.is_held())
     });
     if usage {
         2

@@ -5,11 +5,13 @@
 //! * [`checkpoint`]: the units finished so far and their counts, saved as a run goes on, so a
 //!   killed run resumes without losing or repeating a unit;
 //! * [`shard`]: one machine's share of a job's units, its result file, and the merge that checks
-//!   every unit is counted exactly once.
+//!   every unit is counted exactly once;
+//! * [`lock`]: one run per checkpoint or result file, by an exclusive lock beside it.
 //!
 //! Every file names the job and the unit enumeration it belongs to; resume and merge only ever
 //! add counts of units by index.
 
 pub mod checkpoint;
+pub mod lock;
 pub mod shard;
 pub mod store;

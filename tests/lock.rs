@@ -1,0 +1,163 @@
+//! One run per checkpoint and per result file: a second run stops at once with exit code 2 and
+//! the holder's process ID; the lock goes with its process however it ends.
+
+use assert_cmd::Command;
+use nqueens::known::published;
+use nqueens::longrun::lock::{lock_path, RunLock};
+use predicates::prelude::*;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+fn nq() -> Command {
+    Command::cargo_bin("nqueens").unwrap()
+}
+
+/// A count of a second or more on 2 threads (plain, depth-first kernel), with a checkpoint.
+fn slow_args(ckpt: &Path) -> Vec<String> {
+    let args = [
+        "count",
+        "15",
+        "--threads",
+        "2",
+        "--method",
+        "plain",
+        "--kernel",
+        "dfs",
+        "--split-depth",
+        "4",
+        "--checkpoint-every",
+        "0.05",
+        "--quiet",
+        "--checkpoint",
+    ];
+    let mut v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    v.push(ckpt.to_str().unwrap().into());
+    v
+}
+
+fn spawn(args: &[String]) -> Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until `child` holds the lock of `target` (its lock file names it).
+fn wait_for_lock(child: &Child, target: &Path) {
+    let t0 = Instant::now();
+    let want = format!("{} ", child.id());
+    while !std::fs::read_to_string(lock_path(target)).is_ok_and(|s| s.starts_with(&want)) {
+        assert!(t0.elapsed() < Duration::from_secs(30), "no lock taken");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_second_run_on_a_checkpoint_exits_2_naming_the_holder() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("q.ckpt");
+    let held = RunLock::acquire(&ckpt).unwrap();
+    let t0 = Instant::now();
+    nq().args(["count", "10", "--checkpoint"])
+        .arg(&ckpt)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            predicate::str::contains(format!("process {}", std::process::id()))
+                .and(predicate::str::contains("in use by another nqueens run"))
+                .and(predicate::str::contains("q.ckpt.lock")),
+        );
+    assert!(t0.elapsed() < Duration::from_secs(10));
+    assert!(!ckpt.exists(), "the refused run wrote the checkpoint");
+    drop(held);
+    nq().args(["count", "10", "--checkpoint"])
+        .arg(&ckpt)
+        .assert()
+        .success()
+        .stdout("724\n");
+    // Released after a normal finish: the lock file is gone and the lock is free.
+    assert!(!lock_path(&ckpt).exists());
+    RunLock::acquire(&ckpt).unwrap();
+}
+
+#[test]
+fn a_second_shard_run_on_one_out_file_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let held = RunLock::acquire(&out).unwrap();
+    nq().args(["count", "10", "--shard", "0/2", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "process {}",
+            std::process::id()
+        )));
+    assert!(!out.exists());
+    // The same file given as --out without --shard is locked too.
+    nq().args(["count", "9", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2);
+    drop(held);
+    nq().args(["count", "10", "--shard", "0/2", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(out.exists() && !lock_path(&out).exists());
+}
+
+#[test]
+fn two_real_runs_on_one_checkpoint_then_kill_9_frees_the_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("q.ckpt");
+    let args = slow_args(&ckpt);
+    let mut first = spawn(&args);
+    wait_for_lock(&first, &ckpt);
+    // The second process stops at once, naming the first.
+    let second = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(&args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("process {}", first.id())),
+        "{stderr}"
+    );
+    // kill -9 leaves the lock file behind but no lock: the next run takes it over and finishes.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(lock_path(&ckpt).exists());
+    nq().args(&args)
+        .assert()
+        .success()
+        .stdout(format!("{}\n", published(15).unwrap().total));
+    assert!(!lock_path(&ckpt).exists());
+}
+
+#[test]
+fn a_stale_lock_file_of_a_dead_process_does_not_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("q.ckpt");
+    let out = dir.path().join("r.json");
+    // A process ID no live process has (above Linux's limit), as a killed run would leave.
+    std::fs::write(lock_path(&ckpt), "4000000000 elsewhere\n").unwrap();
+    std::fs::write(lock_path(&out), "4000000000 elsewhere\n").unwrap();
+    nq().args(["count", "9", "--shard", "0/1", "--checkpoint"])
+        .arg(&ckpt)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(!lock_path(&ckpt).exists() && !lock_path(&out).exists());
+    nq().arg("merge")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout("352\n");
+}

@@ -12,6 +12,7 @@
 //! run on different machines split the job the same way.
 
 use super::progress::{Mode, Progress};
+use super::report::{print_report_of, ShardOf};
 use super::UsageError;
 use anyhow::{Context, Result};
 use clap::Args;
@@ -51,7 +52,9 @@ pub struct LongRunArgs {
     /// Compute only shard I of M (0-based) and print or write (--out) its result file.
     #[arg(long, value_name = "I/M", value_parser = parse_shard)]
     shard: Option<ShardSpec>,
-    /// Write the result file (JSON, for `nqueens merge`) to FILE, atomically.
+    /// Write the result file (JSON, for `nqueens merge`) to FILE, atomically. Without --shard,
+    /// the whole job is its one shard (0/1) and the count is printed as usual; with --shard and
+    /// --json, the shard's JSON report goes to standard output.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
 }
@@ -92,6 +95,14 @@ impl LongRunArgs {
 
 /// Runs `job` on `engine` with the long-run options.
 pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<ExitCode> {
+    if json && args.shard.is_some() && args.out.is_none() {
+        return Err(UsageError(
+            "--json with --shard needs --out FILE: without it, standard output carries the \
+             shard's result file (already JSON, for nqueens merge)"
+                .into(),
+        )
+        .into());
+    }
     if let Some(out) = &args.out {
         if args
             .checkpoint
@@ -249,24 +260,32 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
         None => {}
     }
     let mut stdout = std::io::stdout().lock();
-    if args.shard.is_some() {
-        if !matches!(saved, Some(Ok(_))) {
-            stdout.write_all(&result.to_bytes())?;
+    let unique = plan.job().unique();
+    let mut report = nqueens::Report {
+        n: plan.job().n(),
+        counts,
+        method: plan.method(),
+        split_depth: plan.job().split_depth(),
+        units: plan.units().len(),
+        threads: engine.threads(),
+        kernel: engine.kernel(),
+        elapsed,
+        devices: outcome.devices.clone(),
+    };
+    match args.shard {
+        // The result file is a shard's output: on stdout when it was not written.
+        Some(_) if !matches!(saved, Some(Ok(_))) => stdout.write_all(&result.to_bytes())?,
+        // Written: with --json, the shard's report too (its share of the counts and units).
+        Some(s) if json => {
+            report.units = mine.len();
+            let of = ShardOf {
+                spec: s.to_string(),
+                job_units: plan.units().len(),
+            };
+            print_report_of(&mut stdout, &report, unique, true, Some(resumed), Some(of))?;
         }
-    } else {
-        let report = nqueens::Report {
-            n: plan.job().n(),
-            counts,
-            method: plan.method(),
-            split_depth: plan.job().split_depth(),
-            units: plan.units().len(),
-            threads: engine.threads(),
-            kernel: engine.kernel(),
-            elapsed,
-            devices: outcome.devices.clone(),
-        };
-        let unique = plan.job().unique();
-        super::report::print_report(&mut stdout, &report, unique, json, Some(resumed))?;
+        Some(_) => {}
+        None => print_report_of(&mut stdout, &report, unique, json, Some(resumed), None)?,
     }
     stdout.flush()?;
     if let Some(Err(e)) = saved {

@@ -18,10 +18,15 @@ struct CountJson {
     unique: Option<u128>,
     /// Worker threads.
     threads: usize,
-    /// Rows fixed by each work unit.
-    split_depth: u32,
-    /// Number of work units.
+    /// Rows fixed by each work unit (with d4, units whose first queen is in a corner fix at
+    /// least two); `null` when the job has no units at all (N = 2 and 3: no placement of the
+    /// first rows survives, so nothing was split).
+    split_depth: Option<u32>,
+    /// Number of work units (of the shard, for a shard).
     units: usize,
+    /// The shard `I/M` counted, for a shard: the counts are its share of the job.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shard: Option<String>,
     /// Method used.
     method: String,
     /// Search kernel used.
@@ -62,14 +67,36 @@ pub(super) fn print_report(
     json: bool,
     resumed_units: Option<usize>,
 ) -> Result<()> {
+    print_report_of(out, r, unique, json, resumed_units, None)
+}
+
+/// Which shard of a job a report is of.
+pub(super) struct ShardOf {
+    /// `I/M`.
+    pub spec: String,
+    /// The units of the whole job.
+    pub job_units: usize,
+}
+
+/// [`print_report`] of a count that may be one shard of a job (`r.units` then its units).
+pub(super) fn print_report_of(
+    out: &mut dyn Write,
+    r: &Report,
+    unique: bool,
+    json: bool,
+    resumed_units: Option<usize>,
+    shard: Option<ShardOf>,
+) -> Result<()> {
     if json {
+        let job_units = shard.as_ref().map_or(r.units, |s| s.job_units);
         let j = CountJson {
             n: r.n,
             total: r.counts.total,
             unique: unique.then_some(r.counts.unique),
             threads: r.threads,
-            split_depth: r.split_depth,
+            split_depth: (job_units > 0).then_some(r.split_depth),
             units: r.units,
+            shard: shard.map(|s| s.spec),
             method: r.method.to_string(),
             kernel: r.kernel.to_string(),
             elapsed_s: r.elapsed.as_secs_f64(),

@@ -116,8 +116,10 @@ pub struct ShardResult {
     pub units: Vec<u32>,
     /// Sum of the solutions over the shard's units.
     pub total: u128,
-    /// Sum of the solutions distinct up to symmetry (0 unless the job counts them).
-    pub unique: u128,
+    /// Sum of the solutions distinct up to symmetry, when the job counts them (absent from the
+    /// file otherwise; files of earlier versions hold 0 there, which is read as `Some(0)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unique: Option<u128>,
     /// Wall time spent on the shard, over every run, in milliseconds.
     pub elapsed_ms: u64,
     /// The machine that finished it.
@@ -140,6 +142,7 @@ impl ShardResult {
         estimated_imbalance: f64,
     ) -> ShardResult {
         units.sort_unstable();
+        let unique = identity.unique.then_some(counts.unique);
         let mut r = ShardResult {
             format: FORMAT.into(),
             format_version: FORMAT_VERSION,
@@ -147,7 +150,7 @@ impl ShardResult {
             shard,
             units,
             total: counts.total,
-            unique: counts.unique,
+            unique,
             elapsed_ms: elapsed.as_millis() as u64,
             host: gethostname::gethostname().to_string_lossy().into_owned(),
             estimated_imbalance_bp: (estimated_imbalance * 1e4).round() as u64,
@@ -157,11 +160,11 @@ impl ShardResult {
         r
     }
 
-    /// The sums of the shard.
+    /// The sums of the shard (a unique count that was not counted is 0 here).
     pub fn counts(&self) -> Counts {
         Counts {
             total: self.total,
-            unique: self.unique,
+            unique: self.unique.unwrap_or(0),
         }
     }
 
@@ -200,6 +203,19 @@ impl ShardResult {
                 "format version {} (this program reads {FORMAT_VERSION})",
                 r.format_version
             )));
+        }
+        match (r.identity.unique, r.unique) {
+            (true, None) => {
+                return Err(corrupt(
+                    "the unique count of a job that counts it is missing".into(),
+                ))
+            }
+            (false, Some(u)) if u != 0 => {
+                return Err(corrupt(format!(
+                    "a unique count ({u}) for a job that does not count it"
+                )))
+            }
+            _ => {}
         }
         Ok(r)
     }
@@ -386,5 +402,32 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_job_without_unique_writes_none_and_older_files_with_zero_still_merge() {
+        use crate::{Job, Plan};
+        let spec = ShardSpec { index: 0, count: 1 };
+        let counts = Counts {
+            total: 92,
+            unique: 0,
+        };
+        let p = PathBuf::from("r.json");
+        for unique in [false, true] {
+            let plan = Plan::new(Job::new(8).unwrap().with_unique(unique));
+            let all: Vec<u32> = (0..plan.units().len() as u32).collect();
+            let r = ShardResult::new(Identity::of(&plan), spec, all, counts, Duration::ZERO, 0.0);
+            assert_eq!(r.unique, unique.then_some(0));
+            let text = String::from_utf8(r.to_bytes()).unwrap();
+            assert_eq!(text.contains(r#""unique":0,"#), unique, "{text}");
+            assert_eq!(ShardResult::from_bytes(&p, &r.to_bytes()).unwrap(), r);
+        }
+        // Written by the version before, for a job without unique: "unique":0.
+        let old = br#"{"format":"nqueens-shard","format_version":1,"identity":{"n":8,"method":"d4","plan_method":"d4","split_depth":3,"placed":[],"unique":false,"units":44,"units_version":1,"program_version":"0.1.0"},"shard":"0/1","units":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43],"total":92,"unique":0,"elapsed_ms":2,"host":"vm","estimated_imbalance_bp":0,"checksum":"sha256:0e218fe078918799c87dda04abb5597f32fe9804a75c6ea024fca77d86c0a69d"}"#;
+        let r = ShardResult::from_bytes(&p, old).unwrap();
+        assert_eq!(r.unique, Some(0));
+        let merged = merge(&[(p.clone(), r)]).unwrap();
+        assert_eq!(merged.counts.total, 92);
+        assert!(!merged.identity.unique);
     }
 }

@@ -1,0 +1,135 @@
+//! Options that change what `count` writes are honoured or refused, never ignored: `--json` with
+//! a shard, `--out` without one, the unique count of a result file, the reported split depth.
+
+use assert_cmd::Command;
+use nqueens::longrun::shard::ShardResult;
+use predicates::prelude::*;
+
+fn nq() -> Command {
+    Command::cargo_bin("nqueens").unwrap()
+}
+
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let out = nq().args(args).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn json_with_a_shard_and_out_prints_the_shards_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("y.json");
+    let o = out.to_str().unwrap();
+    let v = json_of(&[
+        "count", "12", "--shard", "0/2", "--json", "--out", o, "--quiet",
+    ]);
+    let r = ShardResult::load(&out).unwrap();
+    assert_eq!(v["shard"], "0/2");
+    assert_eq!(v["total"], serde_json::json!(r.total));
+    assert_eq!(v["units"], serde_json::json!(r.units.len()));
+    assert_eq!(v["split_depth"], r.identity.split_depth);
+    assert_eq!(v["n"], 12);
+    assert!(v.get("unique").is_none());
+    // Without --out, stdout is the result file: --json there is refused, not ignored.
+    nq().args(["count", "12", "--shard", "0/2", "--json"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("--json with --shard needs --out"));
+    // Without --json a written shard prints nothing, as before.
+    nq().args(["count", "12", "--shard", "1/2", "--quiet", "--out", o])
+        .assert()
+        .success()
+        .stdout("");
+}
+
+#[test]
+fn out_without_a_shard_is_the_whole_job_and_unique_is_absent_unless_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.json");
+    let o = out.to_str().unwrap();
+    nq().args(["count", "8", "--out", o, "--quiet"])
+        .assert()
+        .success()
+        .stdout("92\n");
+    let file: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert!(file.get("unique").is_none(), "{file}");
+    let r = ShardResult::load(&out).unwrap();
+    assert_eq!((r.shard.index, r.shard.count, r.unique), (0, 1, None));
+    nq().args(["merge", "--json", o])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(r#""total":92,"method""#));
+    // Asked for, the unique count is in the file, on stdout and in the merge.
+    let v = json_of(&["count", "8", "--unique", "--json", "--out", o, "--quiet"]);
+    assert_eq!(
+        (v["total"].as_u64(), v["unique"].as_u64()),
+        (Some(92), Some(12))
+    );
+    assert_eq!(ShardResult::load(&out).unwrap().unique, Some(12));
+    nq().args(["merge", o]).assert().success().stdout("92 12\n");
+}
+
+#[test]
+fn result_files_of_the_version_before_still_merge() {
+    // Written before the unique count became optional: "unique":0 for a job without it.
+    let old = r#"{"format":"nqueens-shard","format_version":1,"identity":{"n":8,"method":"d4","plan_method":"d4","split_depth":3,"placed":[],"unique":false,"units":44,"units_version":1,"program_version":"0.1.0"},"shard":"0/1","units":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43],"total":92,"unique":0,"elapsed_ms":2,"host":"vm","estimated_imbalance_bp":0,"checksum":"sha256:0e218fe078918799c87dda04abb5597f32fe9804a75c6ea024fca77d86c0a69d"}"#;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("old.json");
+    std::fs::write(&p, format!("{old}\n")).unwrap();
+    nq().arg("merge").arg(&p).assert().success().stdout("92\n");
+    nq().args(["merge", "--json"])
+        .arg(&p)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("unique").not());
+}
+
+#[test]
+fn the_reported_split_depth_is_the_one_the_units_use() {
+    // No units on a 2x2 or 3x3 board: nothing was split.
+    for n in ["2", "3"] {
+        let v = json_of(&["count", n, "--json"]);
+        assert_eq!(
+            (v["units"].as_u64(), &v["split_depth"]),
+            (Some(0), &serde_json::Value::Null)
+        );
+    }
+    // Given or chosen, the depth the plan split at (never beyond the board).
+    for (args, depth) in [
+        (
+            &[
+                "count",
+                "3",
+                "--json",
+                "--method",
+                "plain",
+                "--split-depth",
+                "2",
+            ][..],
+            2,
+        ),
+        (&["count", "4", "--json", "--split-depth", "4"][..], 4),
+        (
+            &[
+                "count",
+                "5",
+                "--json",
+                "--method",
+                "mirror",
+                "--split-depth",
+                "1",
+            ][..],
+            1,
+        ),
+        (&["count", "1", "--json"][..], 1),
+    ] {
+        let v = json_of(args);
+        assert_eq!(v["split_depth"], depth, "{args:?}");
+        assert!(v["units"].as_u64().unwrap() > 0, "{args:?}");
+    }
+    nq().args(["count", "3", "--split-depth", "4"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("between 1 and 3"));
+}

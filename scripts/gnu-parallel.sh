@@ -6,13 +6,14 @@
 # DIR receives the shard files, their checkpoints, the job log and result.json. Over ssh
 # (--sshloginfile, one host a line, as parallel reads it), DIR and the nqueens binary ($NQUEENS,
 # else the one on PATH) must be at the same paths on every host (a shared file system).
-# Each shard uses $THREADS threads (default 1) and parallel runs one shard per core.
+# Each shard uses $THREADS threads (default 1) and parallel runs one shard per core. Running this
+# script is the confirmation that `count` asks (--yes) for a shard of more than an hour of CPU.
 #
 # Run the same command again after a crash, a reboot or Ctrl-C: --joblog with --resume-failed
 # skips the shards that finished and reruns the others, which resume from their checkpoints.
 set -euo pipefail
 if [ $# -lt 3 ]; then
-    sed -n '2,13p' "$0" >&2
+    sed -n '2,14p' "$0" >&2
     exit 2
 fi
 n=$1
@@ -37,7 +38,7 @@ for a in "$@"; do
 done
 seq 0 $((m - 1)) | parallel --will-cite --joblog "$dir/joblog" --resume-failed --retries 2 \
     --halt soon,fail=1 --termseq TERM,10000,KILL,25 "${par_opts[@]}" \
-    "$(printf '%q' "$nqueens") count $n --shard {}/$m --quiet --threads ${THREADS:-1}" \
+    "$(printf '%q' "$nqueens") count $n --shard {}/$m --quiet --yes --threads ${THREADS:-1}" \
     "--checkpoint $(printf '%q' "$dir")/shard-{}-of-$m.ckpt" \
     "--out $(printf '%q' "$dir")/shard-{}-of-$m.json$extra"
 files=()

@@ -61,6 +61,10 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
         None => job.with_default_split_depth(threads),
     };
     super::list::check_unique_place(args.unique, &args.place)?;
+    if !args.long.active() {
+        args.long
+            .confirm_whole(&job, threads, args.engine.cpu_kernel())?;
+    }
     let engine = args.engine.engine(threads)?;
     if args.long.active() {
         return super::longrun::run(&args.long, job, &engine, args.json);
@@ -110,6 +114,9 @@ pub fn from_stdin() -> Result<ExitCode> {
     let n = parse_n(text).map_err(|e| UsageError(format!("standard input: {e}")))?;
     let threads = default_threads();
     let job = Job::new(n)?.with_default_split_depth(threads);
+    let cpu = nqueens::longrun::estimate::cpu_time(&job, None, Kernel::best());
+    let hint = format!("run `nqueens count {n} --yes` to start it anyway");
+    super::longrun::confirm(cpu, threads, false, &hint)?;
     let report = nqueens::count(&job, threads)?;
     print_report(&mut std::io::stdout().lock(), &report, false, false, None)?;
     Ok(ExitCode::SUCCESS)

@@ -96,6 +96,14 @@ impl EngineArgs {
         }
     }
 
+    /// The kernel the CPU workers search with (the fastest with --kernel opencl).
+    pub fn cpu_kernel(&self) -> nqueens::Kernel {
+        match self.kernel {
+            KernelChoice::Cpu(kernel) => kernel,
+            KernelChoice::OpenCl => nqueens::Kernel::best(),
+        }
+    }
+
     /// An engine of `threads` CPU workers with the kernel and devices asked for. With --gpu
     /// and no GPU, says on stderr why and counts on the CPU.
     pub fn engine(&self, threads: usize) -> Result<Engine> {

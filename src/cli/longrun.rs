@@ -17,6 +17,7 @@ use super::UsageError;
 use anyhow::{Context, Result};
 use clap::Args;
 use nqueens::longrun::checkpoint::Checkpoint;
+use nqueens::longrun::estimate;
 use nqueens::longrun::lock::RunLock;
 use nqueens::longrun::shard::{self, ShardResult, ShardSpec};
 use nqueens::longrun::store::{self, Identity, StoreError};
@@ -52,6 +53,10 @@ pub struct LongRunArgs {
     /// Compute only shard I of M (0-based) and print or write (--out) its result file.
     #[arg(long, value_name = "I/M", value_parser = parse_shard)]
     shard: Option<ShardSpec>,
+    /// Start a run estimated to take more than an hour of CPU time (without it, such a run
+    /// stops at once and prints the estimate). A resumed run or a shard counts only its part.
+    #[arg(long)]
+    yes: bool,
     /// Write the result file (JSON, for `nqueens merge`) to FILE, atomically. Without --shard,
     /// the whole job is its one shard (0/1) and the count is printed as usual; with --shard and
     /// --json, the shard's JSON report goes to standard output.
@@ -91,6 +96,21 @@ impl LongRunArgs {
         }
         self.shard.map(|s| if s.count > 64 { 4 } else { 3 }.min(n))
     }
+}
+
+impl LongRunArgs {
+    /// Refuses, unless --yes was given, a whole `job` estimated to take more than an hour of CPU
+    /// time (the plain path of `count`; the long-run path counts only its part, in [`run`]).
+    pub fn confirm_whole(&self, job: &Job, threads: usize, kernel: nqueens::Kernel) -> Result<()> {
+        let cpu = estimate::cpu_time(job, None, kernel);
+        confirm(cpu, threads, self.yes, "add --yes to start it anyway")
+    }
+}
+
+/// Refuses (a usage error, exit code 2) a run of estimated CPU time `cpu` over
+/// [`estimate::CONFIRM_ABOVE`] unless `yes`; the message ends with `hint`.
+pub fn confirm(cpu: Duration, threads: usize, yes: bool, hint: &str) -> Result<()> {
+    estimate::check(cpu, threads, yes).map_err(|e| UsageError(format!("{e}; {hint}")).into())
 }
 
 /// Runs `job` on `engine` with the long-run options.
@@ -178,6 +198,19 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
         .filter(|i| !ckpt.done.contains_key(i))
         .collect();
     let resumed = ckpt.done.len();
+    // Only the part this run computes: the shard's units not yet in the checkpoint.
+    let threads = engine.threads();
+    let cpu = estimate::cpu_time(plan.job(), Some(&plan), engine.kernel())
+        .mul_f64(estimate::share(&costs, todo.iter().copied()));
+    confirm(cpu, threads, args.yes, "add --yes to start it anyway")?;
+    if cpu > estimate::CONFIRM_ABOVE {
+        let cores = threads.clamp(1, num_cpus::get().max(1));
+        note(format!(
+            "estimated {} of CPU time, about {} on {cores} cores",
+            estimate::human(cpu),
+            estimate::human(cpu / cores as u32)
+        ));
+    }
 
     let cancel = Arc::new(AtomicBool::new(false));
     let signal = Arc::new(AtomicUsize::new(0));

@@ -4,6 +4,7 @@ use super::{default_threads, parse_threads, UsageError};
 use anyhow::Result;
 use clap::Args;
 use nqueens::known::{self, MAX_KNOWN_N};
+use nqueens::longrun::estimate;
 use nqueens::{Job, Method};
 use std::io::Write;
 use std::process::ExitCode;
@@ -25,6 +26,10 @@ pub struct VerifyArgs {
     method: Method,
     #[command(flatten)]
     engine: super::devices::EngineArgs,
+    /// Start even when the counts are estimated to take more than an hour of CPU time (without
+    /// it, such a run stops at once and prints the estimate).
+    #[arg(long)]
+    yes: bool,
 }
 
 pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
@@ -36,6 +41,10 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         .into());
     }
     let threads = args.threads.unwrap_or_else(default_threads);
+    let cpu = (1..=args.max)
+        .map(|n| estimate::cpu_time_of(n, args.method, args.unique, args.engine.cpu_kernel()))
+        .sum();
+    super::longrun::confirm(cpu, threads, args.yes, "add --yes to start it anyway")?;
     let engine = args.engine.engine(threads)?;
     let mut out = std::io::stdout().lock();
     if args.unique {

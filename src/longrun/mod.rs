@@ -6,12 +6,15 @@
 //!   killed run resumes without losing or repeating a unit;
 //! * [`shard`]: one machine's share of a job's units, its result file, and the merge that checks
 //!   every unit is counted exactly once;
-//! * [`lock`]: one run per checkpoint or result file, by an exclusive lock beside it.
+//! * [`lock`]: one run per checkpoint or result file, by an exclusive lock beside it;
+//! * [`estimate`]: the CPU time a job (or what is left of it) will take, and the rule that a run
+//!   of more than an hour needs confirmation.
 //!
 //! Every file names the job and the unit enumeration it belongs to; resume and merge only ever
 //! add counts of units by index.
 
 pub mod checkpoint;
+pub mod estimate;
 pub mod lock;
 pub mod shard;
 pub mod store;

@@ -96,7 +96,7 @@ time_one() {
     esac
     local t0 t1 json
     t0=$(date +%s.%N)
-    json=$("$bin" count "$n" --unique --json "${flags[@]}")
+    json=$("$bin" count "$n" --unique --json --yes "${flags[@]}")
     t1=$(date +%s.%N)
     local secs
     secs=$(printf '%.3f' "$(echo "$t1 - $t0" | bc)")

@@ -10,7 +10,9 @@
 mod clock;
 pub mod export;
 pub mod machine;
+mod report;
 pub mod stats;
+mod timing;
 
 use crate::engine::UnitTiming;
 use crate::plan::evaluate_nodes;
@@ -19,15 +21,13 @@ use crate::{serial_count, Engine, Job, Method, Observer, Plan, RunOptions, Unit}
 pub use clock::{civil_from_days, utc_now_iso8601};
 use machine::Machine;
 use rayon::prelude::*;
+pub use report::{ProjectionRow, Report, Row, Solver, PROJECTED_THREADS, SCHEMA_VERSION};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
-
-/// Version of the layout of [`Report`] and of the CSV columns; changes whenever a field does.
-pub const SCHEMA_VERSION: u32 = 2;
+use timing::timed;
 
 /// What to measure.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -121,144 +121,6 @@ pub fn default_threads(logical_cores: usize) -> Vec<usize> {
     list
 }
 
-/// Which solver a row measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Solver {
-    /// [`crate::serial_count`]: one search over the whole board, no units, no threads.
-    Serial,
-    /// The parallel [`Engine`] on a plan of work units.
-    Engine,
-}
-
-impl std::fmt::Display for Solver {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Solver::Serial => "serial",
-            Solver::Engine => "engine",
-        })
-    }
-}
-
-/// The measurements of one configuration: one row of `scaling.csv`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Row {
-    /// Board size.
-    pub n: u32,
-    /// `serial` (the single-threaded reference solver) or `engine` (the parallel engine).
-    pub solver: Solver,
-    /// Symmetry method of the search (`mirror` for the serial solver).
-    pub method: String,
-    /// Worker threads (1 for the serial solver).
-    pub threads: usize,
-    /// Rows fixed by each work unit; empty for the serial solver.
-    pub split_depth: Option<u32>,
-    /// Number of work units; empty for the serial solver.
-    pub units: Option<usize>,
-    /// Timed runs behind the figures.
-    pub repeats: usize,
-    /// Solutions counted by every run (all equal to the published value, or the bench fails).
-    pub solutions: u64,
-    /// Median wall time of a run, seconds.
-    pub median_s: f64,
-    /// Fastest wall time of a run, seconds.
-    pub min_s: f64,
-    /// Median CPU time (user + system, all threads of the process) of a run, seconds; empty
-    /// where the platform does not tell.
-    pub cpu_s: Option<f64>,
-    /// Median time of the serial solver at this N ÷ this median time.
-    pub speedup: Option<f64>,
-    /// Speed-up ÷ threads: 1.0 is perfect scaling.
-    pub efficiency: Option<f64>,
-    /// Engine only: the median of the same method's 1-thread run (its first split depth) ÷
-    /// this median: parallel scaling on the same search and kernel, apart from what the method
-    /// or the kernel gain over the serial solver.
-    pub scaling: Option<f64>,
-    /// Solutions ÷ median time.
-    pub solutions_per_s: Option<f64>,
-    /// Search nodes (queens placed) of one run, counted by a separate instrumented walk.
-    pub nodes: u64,
-    /// Nodes ÷ median time.
-    pub nodes_per_s: Option<f64>,
-    /// Load balance, engine only: the costliest unit's time ÷ the mean unit time (median over
-    /// the runs).
-    pub unit_max_over_mean: Option<f64>,
-    /// Load balance, engine only: the share of the wall time after the first worker ran out of
-    /// units (median over the runs). The tail is what limits efficiency at many threads.
-    pub tail_share: Option<f64>,
-}
-
-/// A whole benchmark: where it ran, what it measured and the results; `scaling.json`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Report {
-    /// Version of this layout ([`SCHEMA_VERSION`]).
-    pub schema_version: u32,
-    /// When the benchmark started, UTC, ISO 8601.
-    pub started_utc: String,
-    /// The machine, the build and the command line.
-    pub machine: Machine,
-    /// What was asked for.
-    pub settings: Settings,
-    /// How nodes are counted, in words.
-    pub nodes_note: String,
-    /// One row per configuration: per N the serial solver, then the engine at each thread count
-    /// and split depth.
-    pub rows: Vec<Row>,
-    /// The load balance the engine's scheduling alone would give at [`PROJECTED_THREADS`],
-    /// replayed from the unit costs of the 1-thread runs of every N and split depth (each unit's
-    /// cheapest time over the runs); empty when 1 is not among the thread counts.
-    pub projections: Vec<ProjectionRow>,
-}
-
-impl Report {
-    /// A warning when the machine was busy with other work: some run of at least 0.1 s got
-    /// less than 90 % of the CPU time its threads could use (CPU ÷ (wall × threads)), so its wall
-    /// time, and the speed-ups and efficiencies from it, understate what the code does.
-    pub fn busy_warning(&self) -> Option<String> {
-        let (share, r) = self
-            .rows
-            .iter()
-            .filter(|r| r.median_s >= 0.1)
-            .filter_map(|r| Some((r.cpu_s? / (r.median_s * r.threads as f64), r)))
-            .min_by(|a, b| a.0.total_cmp(&b.0))?;
-        (share < 0.9).then(|| {
-            format!(
-                "the machine was busy: N = {} {} on {} thread{} got {:.0} % of the CPU time its \
-                 threads could use (CPU ÷ (wall × threads)); wall times, speed-ups and \
-                 efficiencies here understate the code",
-                r.n,
-                r.solver,
-                r.threads,
-                if r.threads == 1 { "" } else { "s" },
-                100.0 * share
-            )
-        })
-    }
-}
-
-/// The thread counts the load balance is projected to.
-pub const PROJECTED_THREADS: [usize; 8] = [2, 4, 8, 16, 32, 64, 128, 256];
-
-/// The load balance of one plan replayed on more workers than the machine has: the units' costs
-/// measured on one thread (each unit's cheapest time over the runs), handed out in index order to whichever simulated worker is free
-/// first, as the engine does. It bounds the efficiency from load balance alone (no memory or
-/// frequency effects).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ProjectionRow {
-    /// Board size.
-    pub n: u32,
-    /// Rows fixed by each work unit.
-    pub split_depth: u32,
-    /// Number of work units.
-    pub units: usize,
-    /// Simulated worker threads.
-    pub threads: usize,
-    /// Total unit time ÷ (threads × makespan): the best efficiency this plan allows.
-    pub efficiency_bound: f64,
-    /// The share of the makespan after the first simulated worker ran out of units.
-    pub tail_share: f64,
-}
-
 /// Why a benchmark failed.
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
@@ -328,36 +190,6 @@ impl Observer for Timings {
         self.0.push(timing);
         ControlFlow::Continue(())
     }
-}
-
-/// CPU time (user + system) of the whole process so far, in seconds.
-#[cfg(unix)]
-fn process_cpu_s() -> Option<f64> {
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
-    // SAFETY: getrusage writes a whole `rusage` into the pointer on success (returns 0).
-    let usage = unsafe {
-        if libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) != 0 {
-            return None;
-        }
-        usage.assume_init()
-    };
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    Some(secs(usage.ru_utime) + secs(usage.ru_stime))
-}
-
-#[cfg(not(unix))]
-fn process_cpu_s() -> Option<f64> {
-    None
-}
-
-/// One timed run: its result, wall seconds and CPU seconds.
-fn timed<T>(f: impl FnOnce() -> T) -> (T, f64, Option<f64>) {
-    let cpu0 = process_cpu_s();
-    let t0 = Instant::now();
-    let value = f();
-    let wall = t0.elapsed().as_secs_f64();
-    let cpu = cpu0.zip(process_cpu_s()).map(|(a, b)| (b - a).max(0.0));
-    (value, wall, cpu)
 }
 
 /// The timed runs of one configuration.

@@ -1,7 +1,7 @@
 //! The scaling benchmark: whole counts by the single-threaded solver and by the parallel engine
 //! at several thread counts, each repeated, checked against the published value and summarised
-//! (median and minimum wall time, CPU time, speed-up, efficiency, solutions and nodes per second,
-//! load balance). [`export`] writes the results as CSV, JSON, SVG plots and a markdown summary.
+//! (median and minimum wall time, CPU time, speed-up over the serial solver, parallel scaling
+//! and efficiency, solutions and nodes per second, load balance). [`export`] writes the results as CSV, JSON, SVG plots and a markdown summary.
 //!
 //! Search nodes are counted apart from the timed runs, by an instrumented walk of the same trees
 //! ([`crate::plan::evaluate_nodes`]), so the measured kernel carries no counter: nodes per
@@ -369,7 +369,7 @@ pub fn run(
             }
         }
 
-        // Scaling: against the same method's 1-thread engine run.
+        // Scaling and parallel efficiency: against the same method's 1-thread engine run.
         let this_n = &mut rows[first_row..];
         let one_thread: Vec<(String, f64)> = this_n
             .iter()
@@ -379,6 +379,7 @@ pub fn run(
         for r in this_n.iter_mut().filter(|r| r.solver == Solver::Engine) {
             if let Some((_, one)) = one_thread.iter().find(|(m, _)| *m == r.method) {
                 r.scaling = stats::speedup(*one, r.median_s);
+                r.efficiency = r.scaling.map(|x| stats::efficiency(x, r.threads));
             }
         }
 
@@ -458,8 +459,8 @@ fn row(
         min_s: stats::min(&s.wall).unwrap_or(f64::NAN),
         cpu_s: stats::median(&s.cpu),
         speedup,
-        efficiency: speedup.map(|x| stats::efficiency(x, threads)),
-        // Filled in once the 1-thread run of the method is known.
+        // Both filled in once the 1-thread run of the method is known.
+        efficiency: None,
         scaling: None,
         solutions_per_s: stats::rate(solutions as f64, median_s),
         // Filled in once the nodes are counted.

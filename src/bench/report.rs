@@ -6,7 +6,11 @@ use super::Settings;
 use serde::Serialize;
 
 /// Version of the layout of [`Report`] and of the CSV columns; changes whenever a field does.
-pub const SCHEMA_VERSION: u32 = 2;
+///
+/// - 3: `efficiency` is the parallel efficiency (scaling ÷ threads, at most 1, empty for the
+///   serial solver); in version 2 it was the speed-up over the serial solver ÷ threads, which
+///   counts the method's and the kernel's gain too and ran far above 1.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Which solver a row measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -53,9 +57,13 @@ pub struct Row {
     /// Median CPU time (user + system, all threads of the process) of a run, seconds; empty
     /// where the platform does not tell.
     pub cpu_s: Option<f64>,
-    /// Median time of the serial solver at this N ÷ this median time.
+    /// Median time of the serial solver at this N ÷ this median time: the gain over the serial
+    /// solver, with what the method and the kernel gain (so it can be far above the thread
+    /// count). Not a measure of parallel scaling: see `scaling` and `efficiency`.
     pub speedup: Option<f64>,
-    /// Speed-up ÷ threads: 1.0 is perfect scaling.
+    /// Engine only: parallel efficiency, `scaling` ÷ threads, at most 1 (1.0 is perfect
+    /// scaling). A scaling above the thread count (timing noise, or a cache effect) stays in
+    /// `scaling` and is capped at 1 here. Empty for the serial solver.
     pub efficiency: Option<f64>,
     /// Engine only: the median of the same method's 1-thread run (its first split depth) ÷
     /// this median: parallel scaling on the same search and kernel, apart from what the method

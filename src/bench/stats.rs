@@ -31,9 +31,17 @@ pub fn speedup(baseline_s: f64, time_s: f64) -> Option<f64> {
     (time_s > 0.0 && baseline_s.is_finite()).then(|| baseline_s / time_s)
 }
 
-/// Parallel efficiency: speed-up per thread, 1.0 for perfect scaling.
-pub fn efficiency(speedup: f64, threads: usize) -> f64 {
-    speedup / threads.max(1) as f64
+/// Parallel efficiency: the scaling over the same search's 1-thread run per thread, 1.0 for
+/// perfect scaling, capped at 1 (a scaling above the thread count is timing noise or a cache
+/// effect, never more than perfect use of the threads). Never pass the speed-up over a
+/// different solver: that counts the method's and the kernel's gain too.
+pub fn efficiency(scaling: f64, threads: usize) -> f64 {
+    (scaling / threads.max(1) as f64).min(1.0)
+}
+
+/// Whether `scaling` on `threads` is above perfect, so that [`efficiency`] capped it.
+pub fn superlinear(scaling: f64, threads: usize) -> bool {
+    scaling > threads.max(1) as f64
 }
 
 /// `amount ÷ seconds`, or `None` for a zero time.
@@ -141,6 +149,9 @@ mod tests {
         assert_eq!(speedup(10.0, 0.0), None);
         assert_eq!(efficiency(4.0, 8), 0.5);
         assert_eq!(efficiency(1.9, 2), 0.95);
+        // Above perfect: capped, and said to be.
+        assert_eq!(efficiency(3.48, 2), 1.0);
+        assert!(superlinear(3.48, 2) && !superlinear(2.0, 2));
         assert_eq!(rate(100.0, 4.0), Some(25.0));
         assert_eq!(rate(100.0, 0.0), None);
     }

@@ -2,7 +2,7 @@
 //! the README's Performance section and for reports.
 
 use super::Exporter;
-use crate::bench::{BenchError, Report, Solver};
+use crate::bench::{stats, BenchError, Report, Row, Solver};
 use std::fmt::Write;
 
 /// The markdown export.
@@ -32,6 +32,20 @@ fn opt(x: Option<f64>, f: impl Fn(f64) -> String) -> String {
     x.map(f).unwrap_or_else(|| "–".into())
 }
 
+/// `count` and `word`, with an `s` unless the count is 1 ("1 timed run", "3 timed runs").
+pub fn plural(count: usize, word: &str) -> String {
+    format!("{count} {word}{}", if count == 1 { "" } else { "s" })
+}
+
+/// The parallel efficiency of a row, `*` after it where a scaling above the thread count was
+/// capped at 1.
+fn efficiency_cell(r: &Row) -> String {
+    let capped = r.scaling.is_some_and(|x| stats::superlinear(x, r.threads));
+    opt(r.efficiency, |x| {
+        format!("{x:.2}{}", if capped { "*" } else { "" })
+    })
+}
+
 impl Exporter for Markdown {
     fn file_name(&self) -> &'static str {
         "summary.md"
@@ -59,10 +73,16 @@ impl Exporter for Markdown {
         );
         let _ = writeln!(
             s,
-            "- {} timed runs per configuration; times are medians (min = fastest run); CPU = \
-             user + system time of the process; speed-up = serial median ÷ median; efficiency = \
-             speed-up ÷ threads; scaling = the same method's 1-thread engine median ÷ median; every count checked against the published value.",
-            report.settings.repeat
+            "- {} per configuration; times are medians (min = fastest run); CPU = user + system \
+             time of the process; every count checked against the published value.",
+            plural(report.settings.repeat, "timed run")
+        );
+        let _ = writeln!(
+            s,
+            "- Speed-up = the serial solver's median ÷ median: the gain over the serial solver, \
+             what the method and the kernel gain included. Scaling = the same method's 1-thread \
+             engine median ÷ median. Efficiency = parallel efficiency = scaling ÷ threads, at most \
+             1 (a scaling above the thread count is capped and marked *)."
         );
         let _ = writeln!(
             s,
@@ -99,7 +119,7 @@ impl Exporter for Markdown {
                 sig3(r.min_s),
                 opt(r.cpu_s, sig3),
                 opt(r.speedup, |x| format!("{x:.2}")),
-                opt(r.efficiency, |x| format!("{x:.2}")),
+                efficiency_cell(r),
                 opt(r.scaling, |x| format!("{x:.2}")),
                 opt(r.solutions_per_s, si),
                 opt(r.nodes_per_s, si),
@@ -116,8 +136,9 @@ impl Exporter for Markdown {
                 s,
                 "Unit max ÷ mean: the costliest work unit's time over the mean unit time. Tail: \
                  the share of the wall time after the first worker ran out of units (medians \
-                 over the runs). The tail bounds the efficiency: efficiency ≤ 1 − tail × (1 − \
-                 1/threads), roughly.\n"
+                 over the runs). The worker that runs out of units first waits through the whole \
+                 tail, so the tail bounds the parallel efficiency: efficiency ≤ 1 − tail ÷ \
+                 threads.\n"
             );
             let _ = writeln!(
                 s,
@@ -134,7 +155,7 @@ impl Exporter for Markdown {
                     r.units.map_or("–".into(), |u| u.to_string()),
                     opt(r.unit_max_over_mean, |x| format!("{x:.1}")),
                     opt(r.tail_share, |x| format!("{:.1} %", 100.0 * x)),
-                    opt(r.efficiency, |x| format!("{x:.2}")),
+                    efficiency_cell(r),
                 );
             }
         }
@@ -194,6 +215,50 @@ mod tests {
         assert_eq!(si(1234.0), "1.23 k");
         assert_eq!(si(2.5e9), "2.50 G");
         assert_eq!(si(7.0), "7.00");
+    }
+
+    /// The cells of column `name` in the table whose header line starts with `header`.
+    fn column(text: &str, header: &str, name: &str) -> Vec<String> {
+        let mut lines = text.lines().skip_while(|l| !l.starts_with(header));
+        let heads: Vec<&str> = lines.next().unwrap().split('|').map(str::trim).collect();
+        let i = heads.iter().position(|h| *h == name).unwrap();
+        lines
+            .skip(1)
+            .take_while(|l| l.starts_with('|'))
+            .map(|l| l.split('|').nth(i).unwrap().trim().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn efficiency_is_parallel_efficiency_at_most_1_for_any_data() {
+        // The issue's report: d4 on 2 threads 20 times faster than the serial solver, with a
+        // scaling of 3.48 over its own 1-thread run (sub-millisecond counts).
+        let mut report = sample();
+        for r in report
+            .rows
+            .iter_mut()
+            .filter(|r| r.solver == Solver::Engine)
+        {
+            r.speedup = Some(20.0);
+            r.scaling = Some(if r.threads == 1 { 1.0 } else { 3.48 });
+            r.efficiency = r.scaling.map(|x| stats::efficiency(x, r.threads));
+        }
+        report.settings.repeat = 1;
+        let text = String::from_utf8(Markdown.render(&report).unwrap()).unwrap();
+        for header in ["| N | solver |", "| N | threads |"] {
+            let cells = column(&text, header, "efficiency");
+            assert!(!cells.is_empty());
+            for cell in cells.iter().filter(|c| *c != "–") {
+                let x: f64 = cell.trim_end_matches('*').parse().unwrap();
+                assert!(x <= 1.0, "{header}: {cell}");
+            }
+            // The capped 2-thread cells say so.
+            assert!(cells.iter().any(|c| c == "1.00*"), "{header}: {cells:?}");
+        }
+        assert!(text.contains("efficiency ≤ 1 − tail ÷ threads"));
+        assert!(text.contains("- 1 timed run per configuration;"), "{text}");
+        assert!(!text.contains("1 timed runs"));
+        assert_eq!(plural(3, "timed run"), "3 timed runs");
     }
 
     #[test]

@@ -79,7 +79,7 @@ pub(crate) mod tests {
                     min_s: time * 0.98,
                     cpu_s: Some(time * t as f64),
                     speedup: Some(speedup),
-                    efficiency: Some(speedup / t as f64),
+                    efficiency: engine.then_some(1.01 * serial / time / t as f64),
                     scaling: engine.then_some(1.01 * serial / time),
                     solutions_per_s: Some(724.0 / time),
                     nodes: 34_815,

@@ -56,7 +56,8 @@ fn a_small_benchmark_writes_five_valid_files() {
             "nodes",
             "nodes_per_s",
             "unit_max_over_mean",
-            "tail_share"
+            "tail_share",
+            "kernel"
         ]
     );
     let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
@@ -80,6 +81,16 @@ fn a_small_benchmark_writes_five_valid_files() {
             (_, Err(e)) => panic!("scaling: {e}"),
         }
         assert!(row[15].parse::<u64>().unwrap() > 0);
+        // The kernel: the serial solver's depth-first search, or the engine's best.
+        if i % 5 == 0 {
+            assert_eq!(&row[19], "dfs");
+        } else {
+            assert!(
+                ["avx512", "avx2", "dfs"].contains(&&row[19]),
+                "{:?}",
+                &row[19]
+            );
+        }
     }
 
     // JSON: the machine description, the settings and the same rows.
@@ -115,7 +126,7 @@ fn a_small_benchmark_writes_five_valid_files() {
     let svg = std::fs::read_to_string(out.join("scaling.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("N = 8"));
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
-    assert!(md.contains("| 8 | serial | 1 |"));
+    assert!(md.contains("| 8 | serial | mirror | dfs | 1 |"));
 }
 
 #[test]

@@ -282,6 +282,8 @@ pub fn run(
             n,
             Solver::Serial,
             Method::Mirror.to_string(),
+            // The serial solver's own depth-first search.
+            Kernel::Dfs.to_string(),
             1,
             None,
             None,
@@ -346,6 +348,8 @@ pub fn run(
                         if let Some(p) = stats::project(&s.unit_costs, threads) {
                             projections.push(ProjectionRow {
                                 n,
+                                method: plan.method().to_string(),
+                                kernel: engine.kernel().to_string(),
                                 split_depth: k,
                                 units: plan.units().len(),
                                 threads,
@@ -359,6 +363,7 @@ pub fn run(
                     n,
                     Solver::Engine,
                     plan.method().to_string(),
+                    engine.kernel().to_string(),
                     t,
                     Some(k),
                     Some(plan.units().len()),
@@ -436,6 +441,7 @@ fn row(
     n: u32,
     solver: Solver,
     method: String,
+    kernel: String,
     threads: usize,
     split_depth: Option<u32>,
     units: Option<usize>,
@@ -468,6 +474,7 @@ fn row(
         nodes_per_s: None,
         unit_max_over_mean: stats::median(&s.unit_spread),
         tail_share: stats::median(&s.tail),
+        kernel,
     }
 }
 

@@ -81,6 +81,9 @@ pub struct Row {
     /// Load balance, engine only: the share of the wall time after the first worker ran out of
     /// units (median over the runs). The tail is what limits efficiency at many threads.
     pub tail_share: Option<f64>,
+    /// The search kernel: the engine's (`avx512`, `avx2` or `dfs`), `dfs` for the serial
+    /// solver (its own depth-first search). Added in schema 3, as the last CSV column.
+    pub kernel: String,
 }
 
 /// A whole benchmark: where it ran, what it measured and the results; `scaling.json`.
@@ -118,11 +121,13 @@ impl Report {
             .min_by(|a, b| a.0.total_cmp(&b.0))?;
         (share < 0.9).then(|| {
             format!(
-                "the machine was busy: N = {} {} on {} thread{} got {:.0} % of the CPU time its \
-                 threads could use (CPU ÷ (wall × threads)); wall times, speed-ups and \
+                "the machine was busy: N = {} {} ({}, {}) on {} thread{} got {:.0} % of the CPU \
+                 time its threads could use (CPU ÷ (wall × threads)); wall times, speed-ups and \
                  efficiencies here understate the code",
                 r.n,
                 r.solver,
+                r.method,
+                r.kernel,
                 r.threads,
                 if r.threads == 1 { "" } else { "s" },
                 100.0 * share
@@ -135,13 +140,17 @@ impl Report {
 pub const PROJECTED_THREADS: [usize; 8] = [2, 4, 8, 16, 32, 64, 128, 256];
 
 /// The load balance of one plan replayed on more workers than the machine has: the units' costs
-/// measured on one thread (each unit's cheapest time over the runs), handed out in index order to whichever simulated worker is free
-/// first, as the engine does. It bounds the efficiency from load balance alone (no memory or
+/// measured on one thread (each unit's cheapest time over the runs), handed out in index order
+/// to whichever simulated worker is free first, as the engine does. It bounds the efficiency from load balance alone (no memory or
 /// frequency effects).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ProjectionRow {
     /// Board size.
     pub n: u32,
+    /// Symmetry method of the plan. Added in schema 3.
+    pub method: String,
+    /// The kernel the unit costs were measured with. Added in schema 3.
+    pub kernel: String,
     /// Rows fixed by each work unit.
     pub split_depth: u32,
     /// Number of work units.

@@ -10,7 +10,7 @@ fn small() -> Settings {
         repeat: 2,
         split_depths: vec![],
         methods: vec![Method::D4, Method::Mirror],
-        kernel: Kernel::Dfs,
+        kernel: Kernel::best(),
     }
 }
 
@@ -83,6 +83,13 @@ fn a_small_benchmark_has_every_row_and_figure() {
     let methods: Vec<&str> = report.rows[..5].iter().map(|r| r.method.as_str()).collect();
     assert_eq!(methods, ["mirror", "d4", "d4", "mirror", "mirror"]);
     for r in &report.rows {
+        // Every row names its method and kernel: the serial solver's own depth-first search,
+        // or the engine's kernel.
+        let kernel = match r.solver {
+            Solver::Serial => "dfs",
+            Solver::Engine => Kernel::best().name(),
+        };
+        assert_eq!(r.kernel, kernel);
         assert_eq!(u128::from(r.solutions), published(r.n).unwrap());
         assert_eq!(r.repeats, 2);
         assert!(r.min_s <= r.median_s && r.min_s > 0.0);
@@ -133,6 +140,11 @@ fn a_small_benchmark_has_every_row_and_figure() {
     // thread counts.
     assert_eq!(report.projections.len(), 3 * 2 * PROJECTED_THREADS.len());
     for p in &report.projections {
+        let one_thread = report
+            .rows
+            .iter()
+            .find(|r| (r.n, r.solver, r.threads, &r.method) == (p.n, Solver::Engine, 1, &p.method));
+        assert_eq!(one_thread.unwrap().kernel, p.kernel);
         assert!(p.efficiency_bound > 0.0 && p.efficiency_bound <= 1.0 + 1e-9);
         assert!((0.0..=1.0).contains(&p.tail_share));
     }
@@ -234,7 +246,10 @@ fn a_busy_machine_is_reported() {
     let r = &mut report.rows[5];
     (r.median_s, r.cpu_s) = (0.5, Some(0.6));
     let w = report.busy_warning().unwrap();
-    assert!(w.contains("N = 11 engine on 2 threads got 60 %"), "{w}");
+    assert!(
+        w.contains("N = 11 engine (mirror, avx2) on 2 threads got 60 %"),
+        "{w}"
+    );
 }
 
 #[test]

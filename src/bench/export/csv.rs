@@ -8,7 +8,7 @@ use crate::bench::{BenchError, Report};
 pub struct Csv;
 
 /// The columns of `scaling.csv`, in order: the fields of [`crate::bench::Row`].
-pub const HEADER: [&str; 19] = [
+pub const HEADER: [&str; 20] = [
     "n",
     "solver",
     "method",
@@ -28,6 +28,7 @@ pub const HEADER: [&str; 19] = [
     "nodes_per_s",
     "unit_max_over_mean",
     "tail_share",
+    "kernel",
 ];
 
 impl Exporter for Csv {
@@ -85,6 +86,9 @@ mod tests {
             report.rows[2].scaling.unwrap()
         );
         assert_eq!(engine[18].parse::<f64>().unwrap(), 0.04);
+        // Every row names its method and kernel.
+        assert_eq!((&serial[2], &serial[19]), ("mirror", "dfs"));
+        assert_eq!((&engine[2], &engine[19]), ("mirror", "avx2"));
     }
 
     #[test]

@@ -96,22 +96,21 @@ impl Exporter for Markdown {
         let _ = writeln!(s);
         let _ = writeln!(
             s,
-            "| N | solver | threads | depth | units | median (s) | min (s) | CPU (s) | speed-up | \
-             efficiency | scaling | solutions/s | nodes/s |"
+            "| N | solver | method | kernel | threads | depth | units | median (s) | min (s) | \
+             CPU (s) | speed-up | efficiency | scaling | solutions/s | nodes/s |"
         );
         let _ = writeln!(
             s,
-            "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+            "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
         );
         for r in &report.rows {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.n,
-                match r.solver {
-                    Solver::Serial => "serial".to_string(),
-                    Solver::Engine => format!("engine ({})", r.method),
-                },
+                r.solver,
+                r.method,
+                r.kernel,
                 r.threads,
                 r.split_depth.map_or("–".into(), |k| k.to_string()),
                 r.units.map_or("–".into(), |u| u.to_string()),
@@ -142,14 +141,17 @@ impl Exporter for Markdown {
             );
             let _ = writeln!(
                 s,
-                "| N | threads | depth | units | unit max ÷ mean | tail | efficiency |"
+                "| N | method | kernel | threads | depth | units | unit max ÷ mean | tail | \
+                 efficiency |"
             );
-            let _ = writeln!(s, "|---:|---:|---:|---:|---:|---:|---:|");
+            let _ = writeln!(s, "|---:|---|---|---:|---:|---:|---:|---:|---:|");
             for r in balance {
                 let _ = writeln!(
                     s,
-                    "| {} | {} | {} | {} | {} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                     r.n,
+                    r.method,
+                    r.kernel,
                     r.threads,
                     r.split_depth.map_or("–".into(), |k| k.to_string()),
                     r.units.map_or("–".into(), |u| u.to_string()),
@@ -175,26 +177,44 @@ impl Exporter for Markdown {
                  only: no memory, frequency or scheduling-overhead effects).\n"
             );
             let heads: Vec<String> = threads.iter().map(|t| format!("{t} threads")).collect();
-            let _ = writeln!(s, "| N | depth | units | {} |", heads.join(" | "));
-            let _ = writeln!(s, "|---:|---:|---:|{}", "---:|".repeat(threads.len()));
-            let mut keys: Vec<(u32, u32, usize)> = report
-                .projections
-                .iter()
-                .map(|p| (p.n, p.split_depth, p.units))
-                .collect();
-            keys.dedup();
-            for (n, k, units) in keys {
+            let _ = writeln!(
+                s,
+                "| N | method | kernel | depth | units | {} |",
+                heads.join(" | ")
+            );
+            let _ = writeln!(
+                s,
+                "|---:|---|---|---:|---:|{}",
+                "---:|".repeat(threads.len())
+            );
+            // One line per plan, in the order measured.
+            let mut keys: Vec<(u32, &str, &str, u32, usize)> = Vec::new();
+            for p in &report.projections {
+                let key = (p.n, &*p.method, &*p.kernel, p.split_depth, p.units);
+                if !keys.contains(&key) {
+                    keys.push(key);
+                }
+            }
+            for key in keys {
+                let (n, method, kernel, k, units) = key;
                 let cells: Vec<String> = threads
                     .iter()
                     .map(|&t| {
                         report
                             .projections
                             .iter()
-                            .find(|p| (p.n, p.split_depth, p.threads) == (n, k, t))
+                            .find(|p| {
+                                (p.n, &*p.method, &*p.kernel, p.split_depth, p.units) == key
+                                    && p.threads == t
+                            })
                             .map_or("–".into(), |p| format!("{:.2}", p.efficiency_bound))
                     })
                     .collect();
-                let _ = writeln!(s, "| {n} | {k} | {units} | {} |", cells.join(" | "));
+                let _ = writeln!(
+                    s,
+                    "| {n} | {method} | {kernel} | {k} | {units} | {} |",
+                    cells.join(" | ")
+                );
             }
         }
         Ok(s.into_bytes())
@@ -245,7 +265,7 @@ mod tests {
         }
         report.settings.repeat = 1;
         let text = String::from_utf8(Markdown.render(&report).unwrap()).unwrap();
-        for header in ["| N | solver |", "| N | threads |"] {
+        for header in ["| N | solver |", "| N | method | kernel | threads |"] {
             let cells = column(&text, header, "efficiency");
             assert!(!cells.is_empty());
             for cell in cells.iter().filter(|c| *c != "–") {
@@ -262,17 +282,56 @@ mod tests {
     }
 
     #[test]
+    fn every_table_row_names_its_method_and_kernel() {
+        // Two methods per N, as the default run measures: no row may leave the reader to guess.
+        let mut report = sample();
+        let d4: Vec<_> = report
+            .rows
+            .iter()
+            .filter(|r| r.solver == Solver::Engine)
+            .cloned()
+            .collect();
+        for mut r in d4 {
+            r.method = "d4".into();
+            report.rows.push(r);
+        }
+        let mut p = report.projections.clone();
+        p.iter_mut().for_each(|p| p.method = "d4".into());
+        report.projections.extend(p);
+        let text = String::from_utf8(Markdown.render(&report).unwrap()).unwrap();
+        for header in [
+            "| N | solver |",
+            "| N | method | kernel | threads |",
+            "| N | method | kernel | depth |",
+        ] {
+            let methods = column(&text, header, "method");
+            let kernels = column(&text, header, "kernel");
+            assert!(methods.iter().any(|m| m == "d4"), "{header}");
+            assert!(methods.iter().any(|m| m == "mirror"), "{header}");
+            for (m, k) in methods.iter().zip(&kernels) {
+                assert!(["d4", "mirror"].contains(&m.as_str()), "{header}: {m}");
+                assert!(["avx2", "dfs"].contains(&k.as_str()), "{header}: {k}");
+            }
+        }
+        // The projections: one line per plan, both methods.
+        assert_eq!(
+            column(&text, "| N | method | kernel | depth |", "N").len(),
+            2
+        );
+    }
+
+    #[test]
     fn summary_has_both_tables() {
         let text = String::from_utf8(Markdown.render(&sample()).unwrap()).unwrap();
         assert!(text.contains("Some CPU, 2 logical / 1 physical cores"));
-        assert!(text.contains("| N | solver | threads |"));
+        assert!(text.contains("| N | solver | method | kernel | threads |"));
         // 6 rows in the main table, 2 (the 2-thread rows) in the load-balance table, 1 in the
         // projections.
         assert_eq!(text.lines().filter(|l| l.starts_with("| 1")).count(), 9);
         assert!(text.contains("## Load balance"));
-        assert!(text.contains("| 10 | 2 | 2 | 35 | 3.5 | 4.0 % |"));
-        assert!(text.contains("| N | depth | units | 2 threads | 4 threads |"));
-        assert!(text.contains("| 11 | 2 | 35 | 0.99 | 0.90 |"));
+        assert!(text.contains("| 10 | mirror | avx2 | 2 | 2 | 35 | 3.5 | 4.0 % |"));
+        assert!(text.contains("| N | method | kernel | depth | units | 2 threads | 4 threads |"));
+        assert!(text.contains("| 11 | mirror | avx2 | 2 | 35 | 0.99 | 0.90 |"));
         assert!(!text.contains("Warning"));
         let mut busy = sample();
         (busy.rows[5].median_s, busy.rows[5].cpu_s) = (0.5, Some(0.6));

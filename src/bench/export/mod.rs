@@ -86,6 +86,7 @@ pub(crate) mod tests {
                     nodes_per_s: Some(34_815.0 / time),
                     unit_max_over_mean: engine.then_some(3.5),
                     tail_share: engine.then_some(if t == 1 { 0.0 } else { 0.04 }),
+                    kernel: if engine { "avx2" } else { "dfs" }.into(),
                 });
             }
         }
@@ -118,6 +119,8 @@ pub(crate) mod tests {
                 .into_iter()
                 .map(|t| ProjectionRow {
                     n: 11,
+                    method: "mirror".into(),
+                    kernel: "avx2".into(),
                     split_depth: 2,
                     units: 35,
                     threads: t,

@@ -57,7 +57,9 @@ fn a_small_benchmark_writes_five_valid_files() {
             "nodes_per_s",
             "unit_max_over_mean",
             "tail_share",
-            "kernel"
+            "kernel",
+            "counts_per_run",
+            "too_short"
         ]
     );
     let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
@@ -130,6 +132,47 @@ fn a_small_benchmark_writes_five_valid_files() {
 }
 
 #[test]
+fn short_counts_are_repeated_or_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let bench = |min_run_ms: &str| {
+        let out = dir.path().join(min_run_ms);
+        nq().args(["bench", "--n-min", "6", "--n-max", "6", "--threads", "1"])
+            .args([
+                "--method",
+                "mirror",
+                "--repeat",
+                "1",
+                "--min-run-ms",
+                min_run_ms,
+            ])
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+        let mut csv = csv::Reader::from_path(out.join("scaling.csv")).unwrap();
+        let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
+        let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+        (rows, md)
+    };
+    // N = 6 counts in microseconds: repeated until each run lasted 50 ms, not flagged.
+    let (rows, md) = bench("50");
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        let counts: u64 = row[20].parse().unwrap();
+        let median: f64 = row[8].parse().unwrap();
+        assert!(counts > 1 && median * counts as f64 >= 0.049, "{row:?}");
+        assert_eq!(&row[21], "false");
+    }
+    assert!(md.contains("at least 50 ms") && !md.contains("**Warning**: 2 rows"));
+    // No repetition: one count each, flagged in the CSV and the summary.
+    let (rows, md) = bench("0");
+    for row in &rows {
+        assert_eq!((&row[20], &row[21]), ("1", "true"), "{row:?}");
+    }
+    assert!(md.contains("- **Warning**: 2 rows of 2 marked †"), "{md}");
+}
+
+#[test]
 fn bad_settings_get_one_line_and_exit_code_2() {
     let dir = tempfile::tempdir().unwrap();
     for args in [
@@ -141,6 +184,7 @@ fn bad_settings_get_one_line_and_exit_code_2() {
         &["--threads", "two"],
         &["--repeat", "0"],
         &["--split-depth", "5"],
+        &["--min-run-ms", "-1"],
         &["--n-min", "3", "--n-max", "5", "--split-depth", "4"],
     ] {
         let out = nq()

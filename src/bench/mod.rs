@@ -27,7 +27,8 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
-use timing::timed;
+use timing::{timed_run, RealClocks, TimedRun};
+pub use timing::{MAX_COUNTS_PER_RUN, SHORT_COUNT_S};
 
 /// What to measure.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -50,7 +51,15 @@ pub struct Settings {
     /// The kernel the engine searches with (the serial solver always runs its own
     /// depth-first search): by default the fastest this processor has.
     pub kernel: Kernel,
+    /// Where one count takes under [`SHORT_COUNT_S`] (10 ms), each timed run repeats it until
+    /// the run has lasted this many milliseconds (by default [`DEFAULT_MIN_RUN_MS`]) and times
+    /// it per count; 0 turns repetition off. A run still shorter flags its row
+    /// ([`Row::too_short`]).
+    pub min_run_ms: u32,
 }
+
+/// The default of [`Settings::min_run_ms`]: 50 ms.
+pub const DEFAULT_MIN_RUN_MS: u32 = 50;
 
 impl Settings {
     /// The defaults of `nqueens bench` on a machine with `logical_cores`: N = 10..=17, the
@@ -64,6 +73,7 @@ impl Settings {
             split_depths: Vec::new(),
             methods: vec![Method::D4, Method::Mirror],
             kernel: Kernel::best(),
+            min_run_ms: DEFAULT_MIN_RUN_MS,
         }
     }
 
@@ -195,12 +205,27 @@ impl Observer for Timings {
 /// The timed runs of one configuration.
 #[derive(Default)]
 struct Samples {
+    /// Wall seconds per count, one per timed run.
     wall: Vec<f64>,
+    /// CPU seconds per count, one per timed run.
     cpu: Vec<f64>,
+    /// Counts of each timed run.
+    counts: Vec<u64>,
+    /// Some timed run was too short ([`TimedRun::too_short`]).
+    too_short: bool,
     unit_spread: Vec<f64>,
     tail: Vec<f64>,
     /// 1 thread only: every unit's cheapest time over the runs, seconds, in index order.
     unit_costs: Vec<f64>,
+}
+
+impl Samples {
+    fn add(&mut self, run: &TimedRun) {
+        self.wall.push(run.wall_per_count());
+        self.cpu.extend(run.cpu_per_count());
+        self.counts.push(run.counts);
+        self.too_short |= run.too_short;
+    }
 }
 
 /// The search nodes of a whole plan, counted on the global rayon pool (outside any timing).
@@ -248,6 +273,8 @@ pub fn run(
 
     let mut rows = Vec::new();
     let mut projections = Vec::new();
+    let mut clocks = RealClocks::new();
+    let min_run_s = f64::from(settings.min_run_ms) / 1000.0;
     for n in ns {
         let expect = want[&n];
         let check = |config: &str, got: u128| {
@@ -267,11 +294,11 @@ pub fn run(
         let mut s = Samples::default();
         for r in 1..=settings.repeat {
             progress.working_on(&format!("N={n} serial, run {r}/{}", settings.repeat));
-            let (got, wall, cpu) = timed(|| serial_count(n));
-            let got = got.map_err(|e| BenchError::Invalid(e.to_string()))?;
-            check("serial", got)?;
-            s.wall.push(wall);
-            s.cpu.extend(cpu);
+            let count = || {
+                let got = serial_count(n).map_err(|e| BenchError::Invalid(e.to_string()))?;
+                check("serial", got)
+            };
+            s.add(&timed_run(&mut clocks, min_run_s, count, |()| ())?);
             progress.run_done();
         }
         let baseline = stats::median(&s.wall).unwrap_or(f64::NAN);
@@ -314,33 +341,40 @@ pub fn run(
                         "N={n} engine {method} {t}t depth {k}, run {r}/{}",
                         settings.repeat
                     ));
-                    let mut timings = Timings(Vec::with_capacity(plan.units().len()));
-                    let (out, wall, cpu) =
-                        timed(|| engine.run(&plan, &RunOptions::default(), &mut timings));
-                    if out.interrupted {
-                        return Err(BenchError::Interrupted { n, config });
-                    }
-                    check(&config, out.counts.total)?;
-                    if t == 1 {
-                        // One worker runs the units in index order, so arrival order is index
-                        // order in every run: keep each unit's cheapest time, which filters out
-                        // the preemptions of a busy machine.
-                        let costs = timings.0.iter().map(|t| t.elapsed.as_secs_f64());
-                        if s.unit_costs.is_empty() {
-                            s.unit_costs = costs.collect();
-                        } else {
-                            s.unit_costs
-                                .iter_mut()
-                                .zip(costs)
-                                .for_each(|(m, c)| *m = m.min(c));
+                    let count = || {
+                        let mut timings = Timings(Vec::with_capacity(plan.units().len()));
+                        let out = engine.run(&plan, &RunOptions::default(), &mut timings);
+                        if out.interrupted {
+                            return Err(BenchError::Interrupted {
+                                n,
+                                config: config.clone(),
+                            });
                         }
-                    }
-                    s.wall.push(wall);
-                    s.cpu.extend(cpu);
-                    if let Some(b) = stats::balance(&timings.0, t) {
-                        s.unit_spread.push(b.unit_max_over_mean);
-                        s.tail.push(b.tail_share);
-                    }
+                        check(&config, out.counts.total)?;
+                        Ok(timings.0)
+                    };
+                    let keep = |timings: Vec<UnitTiming>| {
+                        if t == 1 {
+                            // One worker runs the units in index order, so arrival order is
+                            // index order in every count: keep each unit's cheapest time, which
+                            // filters out the preemptions of a busy machine.
+                            let costs = timings.iter().map(|t| t.elapsed.as_secs_f64());
+                            if s.unit_costs.is_empty() {
+                                s.unit_costs = costs.collect();
+                            } else {
+                                s.unit_costs
+                                    .iter_mut()
+                                    .zip(costs)
+                                    .for_each(|(m, c)| *m = m.min(c));
+                            }
+                        }
+                        if let Some(b) = stats::balance(&timings, t) {
+                            s.unit_spread.push(b.unit_max_over_mean);
+                            s.tail.push(b.tail_share);
+                        }
+                    };
+                    let run = timed_run(&mut clocks, min_run_s, count, keep)?;
+                    s.add(&run);
                     progress.run_done();
                 }
                 if t == 1 {
@@ -459,6 +493,8 @@ fn row(
         split_depth,
         units,
         repeats: s.wall.len(),
+        counts_per_run: s.counts.iter().copied().min().unwrap_or(0),
+        too_short: s.too_short,
         // The published counts fit in u64 up to N = 27, the end of the table.
         solutions: u64::try_from(solutions).unwrap_or(u64::MAX),
         median_s,

@@ -50,11 +50,12 @@ pub struct Row {
     pub repeats: usize,
     /// Solutions counted by every run (all equal to the published value, or the bench fails).
     pub solutions: u64,
-    /// Median wall time of a run, seconds.
+    /// Median wall time of one count, seconds (a timed run of several counts gives its time
+    /// per count: see `counts_per_run`).
     pub median_s: f64,
-    /// Fastest wall time of a run, seconds.
+    /// Fastest wall time of one count (of a run's time per count), seconds.
     pub min_s: f64,
-    /// Median CPU time (user + system, all threads of the process) of a run, seconds; empty
+    /// Median CPU time (user + system, all threads of the process) of one count, seconds; empty
     /// where the platform does not tell.
     pub cpu_s: Option<f64>,
     /// Median time of the serial solver at this N ÷ this median time: the gain over the serial
@@ -84,6 +85,17 @@ pub struct Row {
     /// The search kernel: the engine's (`avx512`, `avx2` or `dfs`), `dfs` for the serial
     /// solver (its own depth-first search). Added in schema 3, as the last CSV column.
     pub kernel: String,
+    /// Counts in one timed run, the fewest over the runs: 1 where a count lasted the settings'
+    /// `min_run_ms`; 2 where it took 10 ms to `min_run_ms` (the second shows the first was no
+    /// slow start); more where a count took under
+    /// [`SHORT_COUNT_S`](crate::bench::SHORT_COUNT_S) and was repeated until the run had lasted
+    /// `min_run_ms`. Times are per count. Added in schema 3.
+    pub counts_per_run: u64,
+    /// Flag: some timed run still lasted under `min_run_ms` (the repetition cap was reached,
+    /// or repetition was off and one count took under 10 ms). Its times, and the speed-ups,
+    /// scaling and efficiencies from them, are at the mercy of the clock and the scheduler.
+    /// Added in schema 3.
+    pub too_short: bool,
 }
 
 /// A whole benchmark: where it ran, what it measured and the results; `scaling.json`.

@@ -11,6 +11,8 @@ fn small() -> Settings {
         split_depths: vec![],
         methods: vec![Method::D4, Method::Mirror],
         kernel: Kernel::best(),
+        // Short, to keep the tests quick: the counts here take microseconds.
+        min_run_ms: 2,
     }
 }
 
@@ -93,6 +95,8 @@ fn a_small_benchmark_has_every_row_and_figure() {
         assert_eq!(u128::from(r.solutions), published(r.n).unwrap());
         assert_eq!(r.repeats, 2);
         assert!(r.min_s <= r.median_s && r.min_s > 0.0);
+        // Counts of microseconds, repeated until each run lasted 2 ms: never flagged.
+        assert!(r.counts_per_run >= 1 && !r.too_short, "{r:?}");
         assert!(r.nodes > 0);
         match r.solver {
             Solver::Serial => {
@@ -147,6 +151,48 @@ fn a_small_benchmark_has_every_row_and_figure() {
         assert_eq!(one_thread.unwrap().kernel, p.kernel);
         assert!(p.efficiency_bound > 0.0 && p.efficiency_bound <= 1.0 + 1e-9);
         assert!((0.0..=1.0).contains(&p.tail_share));
+    }
+}
+
+#[test]
+fn short_counts_are_repeated_to_50_ms_or_flagged() {
+    let settings = Settings {
+        n_min: 6,
+        n_max: 6,
+        threads: vec![1],
+        repeat: 1,
+        methods: vec![Method::Mirror],
+        min_run_ms: DEFAULT_MIN_RUN_MS,
+        ..small()
+    };
+    let bench = |settings: &Settings| {
+        run(
+            settings,
+            Machine::detect("test".into()),
+            &published,
+            &mut NoProgress,
+        )
+        .unwrap()
+    };
+    // N = 6 counts in microseconds: each run repeats its count until it has lasted 50 ms.
+    let report = bench(&settings);
+    assert_eq!(report.rows.len(), 2);
+    for r in &report.rows {
+        assert!(r.counts_per_run > 10, "{r:?}");
+        assert!(
+            r.median_s * r.counts_per_run as f64 >= 0.05 * (1.0 - 1e-9),
+            "{r:?}"
+        );
+        assert!(!r.too_short);
+    }
+    assert_eq!(report.settings.min_run_ms, 50);
+    // Repetition off: one count a run, flagged.
+    let report = bench(&Settings {
+        min_run_ms: 0,
+        ..settings
+    });
+    for r in &report.rows {
+        assert_eq!((r.counts_per_run, r.too_short), (1, true), "{r:?}");
     }
 }
 

@@ -41,6 +41,10 @@ pub struct BenchArgs {
     /// The engine's search kernel: auto (the fastest this processor has), avx512, avx2 or dfs.
     #[arg(long, default_value = "auto", value_parser = super::count::parse_kernel_arg)]
     kernel: Kernel,
+    /// A count under 10 ms is repeated within each timed run until the run has lasted this many
+    /// milliseconds, and timed per count; 0: no repetition (such rows are flagged as too short).
+    #[arg(long, value_name = "MS", default_value_t = bench::DEFAULT_MIN_RUN_MS)]
+    min_run_ms: u32,
 }
 
 fn parse_repeat(s: &str) -> Result<usize, String> {
@@ -112,6 +116,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
         settings.methods = m.clone();
     }
     settings.kernel = args.kernel;
+    settings.min_run_ms = args.min_run_ms;
     let usage = |e: BenchError| -> anyhow::Error {
         match e {
             BenchError::Invalid(m) => UsageError(m).into(),

@@ -8,7 +8,7 @@ use crate::bench::{BenchError, Report};
 pub struct Csv;
 
 /// The columns of `scaling.csv`, in order: the fields of [`crate::bench::Row`].
-pub const HEADER: [&str; 20] = [
+pub const HEADER: [&str; 22] = [
     "n",
     "solver",
     "method",
@@ -29,6 +29,8 @@ pub const HEADER: [&str; 20] = [
     "unit_max_over_mean",
     "tail_share",
     "kernel",
+    "counts_per_run",
+    "too_short",
 ];
 
 impl Exporter for Csv {

@@ -2,7 +2,7 @@
 //! the README's Performance section and for reports.
 
 use super::Exporter;
-use crate::bench::{stats, BenchError, Report, Row, Solver};
+use crate::bench::{stats, BenchError, Report, Row, Solver, MAX_COUNTS_PER_RUN};
 use std::fmt::Write;
 
 /// The markdown export.
@@ -28,6 +28,25 @@ pub fn sig3(x: f64) -> String {
     format!("{x:.digits$}")
 }
 
+/// How short counts were timed, in words.
+fn repetition_note(report: &Report) -> String {
+    let ms = report.settings.min_run_ms;
+    if ms > 0 {
+        format!(
+            "A count under 10 ms is repeated within its timed run until the run has lasted at \
+             least {ms} ms (at most {} counts), and timed per count (counts/run); a run shorter \
+             than {ms} ms after one count makes a second, so that a slow first count hides no \
+             short one. A row marked {SHORT} still ran shorter.",
+            si(MAX_COUNTS_PER_RUN as f64)
+        )
+    } else {
+        format!(
+            "Short counts are not repeated (min_run_ms 0): a row whose count took under 10 ms \
+             is marked {SHORT}."
+        )
+    }
+}
+
 fn opt(x: Option<f64>, f: impl Fn(f64) -> String) -> String {
     x.map(f).unwrap_or_else(|| "–".into())
 }
@@ -37,12 +56,46 @@ pub fn plural(count: usize, word: &str) -> String {
     format!("{count} {word}{}", if count == 1 { "" } else { "s" })
 }
 
+/// The mark of a figure from a run too short to time ([`Row::too_short`]).
+const SHORT: &str = "†";
+
+/// `SHORT` where `noisy`, else nothing.
+fn mark(noisy: bool) -> &'static str {
+    if noisy {
+        SHORT
+    } else {
+        ""
+    }
+}
+
+/// Whether the scaling and efficiency of `r` rest on a run too short to time: its own or the
+/// 1-thread run of the same method and kernel it is scaled against.
+fn noisy_scaling(report: &Report, r: &Row) -> bool {
+    r.too_short
+        || report.rows.iter().any(|o| {
+            (o.n, o.solver, &o.method, &o.kernel, o.threads)
+                == (r.n, Solver::Engine, &r.method, &r.kernel, 1)
+                && o.too_short
+        })
+}
+
+/// Whether the speed-up of `r` rests on a run too short to time: its own or the serial
+/// solver's at this N.
+fn noisy_speedup(report: &Report, r: &Row) -> bool {
+    r.too_short
+        || report
+            .rows
+            .iter()
+            .any(|o| o.n == r.n && o.solver == Solver::Serial && o.too_short)
+}
+
 /// The parallel efficiency of a row, `*` after it where a scaling above the thread count was
-/// capped at 1.
-fn efficiency_cell(r: &Row) -> String {
+/// capped at 1, `†` where it rests on a run too short to time.
+fn efficiency_cell(report: &Report, r: &Row) -> String {
     let capped = r.scaling.is_some_and(|x| stats::superlinear(x, r.threads));
+    let noisy = noisy_scaling(report, r);
     opt(r.efficiency, |x| {
-        format!("{x:.2}{}", if capped { "*" } else { "" })
+        format!("{x:.2}{}{}", if capped { "*" } else { "" }, mark(noisy))
     })
 }
 
@@ -90,23 +143,39 @@ impl Exporter for Markdown {
             report.settings.kernel
         );
         let _ = writeln!(s, "- Nodes: {}.", report.nodes_note);
+        let _ = writeln!(s, "- {}", repetition_note(report));
         if let Some(w) = report.busy_warning() {
             let _ = writeln!(s, "- **Warning**: {w}.");
+        }
+        let short = report.rows.iter().filter(|r| r.too_short).count();
+        if short > 0 {
+            let _ = writeln!(
+                s,
+                "- **Warning**: {} of {} marked {SHORT}: timed over less than {}; their times \
+                 and every speed-up, scaling and efficiency from them are noise.",
+                plural(short, "row"),
+                report.rows.len(),
+                if report.settings.min_run_ms > 0 {
+                    format!("{} ms a run", report.settings.min_run_ms)
+                } else {
+                    "10 ms a run, with repetition off".into()
+                }
+            );
         }
         let _ = writeln!(s);
         let _ = writeln!(
             s,
-            "| N | solver | method | kernel | threads | depth | units | median (s) | min (s) | \
-             CPU (s) | speed-up | efficiency | scaling | solutions/s | nodes/s |"
+            "| N | solver | method | kernel | threads | depth | units | counts/run | median (s) | \
+             min (s) | CPU (s) | speed-up | efficiency | scaling | solutions/s | nodes/s |"
         );
         let _ = writeln!(
             s,
-            "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+            "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
         );
         for r in &report.rows {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {}{} | {} | {} | {} | {} | {} | {} | {} |",
                 r.n,
                 r.solver,
                 r.method,
@@ -114,12 +183,20 @@ impl Exporter for Markdown {
                 r.threads,
                 r.split_depth.map_or("–".into(), |k| k.to_string()),
                 r.units.map_or("–".into(), |u| u.to_string()),
+                r.counts_per_run,
                 sig3(r.median_s),
+                mark(r.too_short),
                 sig3(r.min_s),
                 opt(r.cpu_s, sig3),
-                opt(r.speedup, |x| format!("{x:.2}")),
-                efficiency_cell(r),
-                opt(r.scaling, |x| format!("{x:.2}")),
+                opt(r.speedup, |x| format!(
+                    "{x:.2}{}",
+                    mark(noisy_speedup(report, r))
+                )),
+                efficiency_cell(report, r),
+                opt(r.scaling, |x| format!(
+                    "{x:.2}{}",
+                    mark(noisy_scaling(report, r))
+                )),
                 opt(r.solutions_per_s, si),
                 opt(r.nodes_per_s, si),
             );
@@ -157,7 +234,7 @@ impl Exporter for Markdown {
                     r.units.map_or("–".into(), |u| u.to_string()),
                     opt(r.unit_max_over_mean, |x| format!("{x:.1}")),
                     opt(r.tail_share, |x| format!("{:.1} %", 100.0 * x)),
-                    efficiency_cell(r),
+                    efficiency_cell(report, r),
                 );
             }
         }
@@ -318,6 +395,39 @@ mod tests {
             column(&text, "| N | method | kernel | depth |", "N").len(),
             2
         );
+    }
+
+    #[test]
+    fn figures_from_runs_too_short_to_time_are_marked() {
+        let text = String::from_utf8(Markdown.render(&sample()).unwrap()).unwrap();
+        assert!(
+            text.contains("repeated within its timed run until the run has lasted at least 50 ms")
+        );
+        assert_eq!(column(&text, "| N | solver |", "counts/run")[0], "13");
+        let scaling = column(&text, "| N | solver |", "scaling");
+        assert!(!scaling.iter().any(|c| c.ends_with('†')), "{scaling:?}");
+        assert!(!text.contains("**Warning**"));
+        // The 1-thread engine run of N = 10 was too short: it, and the 2-thread row's scaling
+        // and efficiency against it, are marked; the serial row and its speed-ups are not.
+        let mut report = sample();
+        report.rows[1].too_short = true;
+        let text = String::from_utf8(Markdown.render(&report).unwrap()).unwrap();
+        assert!(text.contains("- **Warning**: 1 row of 6 marked †: timed over less than 50 ms"));
+        let median = column(&text, "| N | solver |", "median (s)");
+        let scaling = column(&text, "| N | solver |", "scaling");
+        let efficiency = column(&text, "| N | solver |", "efficiency");
+        let speedup = column(&text, "| N | solver |", "speed-up");
+        assert!(!median[0].ends_with('†') && median[1].ends_with('†'));
+        assert!(!median[2].ends_with('†') && scaling[2].ends_with('†'));
+        assert!(efficiency[2].ends_with('†') && !speedup[2].ends_with('†'));
+        assert!(speedup[1].ends_with('†'));
+        // N = 11 is untouched.
+        assert!(!scaling[5].ends_with('†'));
+        // Repetition off.
+        report.settings.min_run_ms = 0;
+        let text = String::from_utf8(Markdown.render(&report).unwrap()).unwrap();
+        assert!(text.contains("Short counts are not repeated"));
+        assert!(text.contains("less than 10 ms a run, with repetition off"));
     }
 
     #[test]

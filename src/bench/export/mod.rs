@@ -87,6 +87,8 @@ pub(crate) mod tests {
                     unit_max_over_mean: engine.then_some(3.5),
                     tail_share: engine.then_some(if t == 1 { 0.0 } else { 0.04 }),
                     kernel: if engine { "avx2" } else { "dfs" }.into(),
+                    counts_per_run: if n == 10 { 13 } else { 3 },
+                    too_short: false,
                 });
             }
         }
@@ -112,6 +114,7 @@ pub(crate) mod tests {
                 split_depths: vec![],
                 methods: vec![crate::Method::D4, crate::Method::Mirror],
                 kernel: crate::search::Kernel::Avx2,
+                min_run_ms: 50,
             },
             nodes_note: "nodes".into(),
             rows,

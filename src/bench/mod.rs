@@ -21,7 +21,9 @@ use crate::{serial_count, Engine, Job, Method, Observer, Plan, RunOptions, Unit}
 pub use clock::{civil_from_days, utc_now_iso8601};
 use machine::Machine;
 use rayon::prelude::*;
-pub use report::{ProjectionRow, Report, Row, Solver, PROJECTED_THREADS, SCHEMA_VERSION};
+pub use report::{
+    ProjectionRow, Report, Row, Solver, PROJECTED_THREADS, SCHEMA_VERSION, SIGNIFICANT_DIGITS,
+};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;

@@ -2,8 +2,25 @@
 //! and the [`Report`] that holds them with the machine and the settings (`scaling.json`).
 
 use super::machine::Machine;
-use super::Settings;
-use serde::Serialize;
+use super::{stats, Settings};
+use serde::{Serialize, Serializer};
+
+/// Significant digits of the measured figures in `scaling.csv` and `scaling.json`: more than
+/// any timing here can support, few enough to read.
+pub const SIGNIFICANT_DIGITS: usize = 6;
+
+/// Serialises a measured figure with [`SIGNIFICANT_DIGITS`].
+fn sig<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(stats::round_sig(*x, SIGNIFICANT_DIGITS))
+}
+
+/// Serialises an optional measured figure with [`SIGNIFICANT_DIGITS`] (none: empty or null).
+fn sig_opt<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match x {
+        Some(x) => s.serialize_some(&stats::round_sig(*x, SIGNIFICANT_DIGITS)),
+        None => s.serialize_none(),
+    }
+}
 
 /// Version of the layout of [`Report`] and of the CSV columns; changes whenever a field does.
 ///
@@ -52,35 +69,45 @@ pub struct Row {
     pub solutions: u64,
     /// Median wall time of one count, seconds (a timed run of several counts gives its time
     /// per count: see `counts_per_run`).
+    #[serde(serialize_with = "sig")]
     pub median_s: f64,
     /// Fastest wall time of one count (of a run's time per count), seconds.
+    #[serde(serialize_with = "sig")]
     pub min_s: f64,
     /// Median CPU time (user + system, all threads of the process) of one count, seconds; empty
     /// where the platform does not tell.
+    #[serde(serialize_with = "sig_opt")]
     pub cpu_s: Option<f64>,
     /// Median time of the serial solver at this N ÷ this median time: the gain over the serial
     /// solver, with what the method and the kernel gain (so it can be far above the thread
     /// count). Not a measure of parallel scaling: see `scaling` and `efficiency`.
+    #[serde(serialize_with = "sig_opt")]
     pub speedup: Option<f64>,
     /// Engine only: parallel efficiency, `scaling` ÷ threads, at most 1 (1.0 is perfect
     /// scaling). A scaling above the thread count (timing noise, or a cache effect) stays in
     /// `scaling` and is capped at 1 here. Empty for the serial solver.
+    #[serde(serialize_with = "sig_opt")]
     pub efficiency: Option<f64>,
     /// Engine only: the median of the same method's 1-thread run (its first split depth) ÷
     /// this median: parallel scaling on the same search and kernel, apart from what the method
     /// or the kernel gain over the serial solver.
+    #[serde(serialize_with = "sig_opt")]
     pub scaling: Option<f64>,
     /// Solutions ÷ median time.
+    #[serde(serialize_with = "sig_opt")]
     pub solutions_per_s: Option<f64>,
     /// Search nodes (queens placed) of one run, counted by a separate instrumented walk.
     pub nodes: u64,
     /// Nodes ÷ median time.
+    #[serde(serialize_with = "sig_opt")]
     pub nodes_per_s: Option<f64>,
     /// Load balance, engine only: the costliest unit's time ÷ the mean unit time (median over
     /// the runs).
+    #[serde(serialize_with = "sig_opt")]
     pub unit_max_over_mean: Option<f64>,
     /// Load balance, engine only: the share of the wall time after the first worker ran out of
     /// units (median over the runs). The tail is what limits efficiency at many threads.
+    #[serde(serialize_with = "sig_opt")]
     pub tail_share: Option<f64>,
     /// The search kernel: the engine's (`avx512`, `avx2` or `dfs`), `dfs` for the serial
     /// solver (its own depth-first search). Added in schema 3, as the last CSV column.
@@ -98,7 +125,9 @@ pub struct Row {
     pub too_short: bool,
 }
 
-/// A whole benchmark: where it ran, what it measured and the results; `scaling.json`.
+/// A whole benchmark: where it ran, what it measured and the results; `scaling.json`. Measured
+/// figures (the `f64` fields of rows and projections) are written with [`SIGNIFICANT_DIGITS`]
+/// significant digits; counts (solutions, nodes, units) exactly.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
     /// Version of this layout ([`SCHEMA_VERSION`]).
@@ -170,7 +199,9 @@ pub struct ProjectionRow {
     /// Simulated worker threads.
     pub threads: usize,
     /// Total unit time ÷ (threads × makespan): the best efficiency this plan allows.
+    #[serde(serialize_with = "sig")]
     pub efficiency_bound: f64,
     /// The share of the makespan after the first simulated worker ran out of units.
+    #[serde(serialize_with = "sig")]
     pub tail_share: f64,
 }

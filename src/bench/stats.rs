@@ -44,6 +44,16 @@ pub fn superlinear(scaling: f64, threads: usize) -> bool {
     scaling > threads.max(1) as f64
 }
 
+/// `x` rounded to `digits` significant digits (1 to 17), so that it prints as a short decimal
+/// (`0.000229` for `0.0002289999999999996`); non-finite values and 0 unchanged.
+pub fn round_sig(x: f64, digits: usize) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    let digits = digits.clamp(1, 17);
+    format!("{x:.*e}", digits - 1).parse().unwrap_or(x)
+}
+
 /// `amount ÷ seconds`, or `None` for a zero time.
 pub fn rate(amount: f64, seconds: f64) -> Option<f64> {
     (seconds > 0.0).then(|| amount / seconds)
@@ -154,6 +164,17 @@ mod tests {
         assert!(superlinear(3.48, 2) && !superlinear(2.0, 2));
         assert_eq!(rate(100.0, 4.0), Some(25.0));
         assert_eq!(rate(100.0, 0.0), None);
+    }
+
+    #[test]
+    fn rounding_to_significant_digits() {
+        assert_eq!(round_sig(0.0002289999999999996, 6), 0.000229);
+        assert_eq!(round_sig(182_335_129.586_861_7, 6), 182_335_000.0);
+        assert_eq!(round_sig(1.2706393301510288, 6), 1.27064);
+        assert_eq!(round_sig(-7.000000000000062e-6, 6), -7e-6);
+        assert_eq!(round_sig(0.0, 6), 0.0);
+        assert!(round_sig(f64::NAN, 6).is_nan());
+        assert_eq!(round_sig(123.456, 2), 120.0);
     }
 
     fn t(worker: usize, started_ms: u64, elapsed_ms: u64) -> UnitTiming {

@@ -57,7 +57,7 @@ impl Exporter for Csv {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::export::tests::sample;
+    use crate::bench::export::tests::{ragged, sample, significant_digits};
 
     #[test]
     fn header_and_rows_follow_the_schema() {
@@ -82,15 +82,37 @@ mod tests {
         assert_eq!(&engine[3], "2");
         assert_eq!(&engine[4], "2");
         assert_eq!(&engine[7], "724");
-        assert_eq!(engine[8].parse::<f64>().unwrap(), report.rows[2].median_s);
+        let round = |x: f64| crate::bench::stats::round_sig(x, 6);
+        assert_eq!(
+            engine[8].parse::<f64>().unwrap(),
+            round(report.rows[2].median_s)
+        );
         assert_eq!(
             engine[13].parse::<f64>().unwrap(),
-            report.rows[2].scaling.unwrap()
+            round(report.rows[2].scaling.unwrap())
         );
         assert_eq!(engine[18].parse::<f64>().unwrap(), 0.04);
         // Every row names its method and kernel.
         assert_eq!((&serial[2], &serial[19]), ("mirror", "dfs"));
         assert_eq!((&engine[2], &engine[19]), ("mirror", "avx2"));
+    }
+
+    #[test]
+    fn figures_have_at_most_6_significant_digits() {
+        let bytes = Csv.render(&ragged()).unwrap();
+        let mut r = csv::Reader::from_reader(bytes.as_slice());
+        let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+        let mut figures = 0;
+        for record in r.records().map(Result::unwrap) {
+            for (name, cell) in header.iter().zip(record.iter()) {
+                // Counts (solutions, nodes, units, …) are integers, exact at any length.
+                if cell.parse::<u64>().is_err() && cell.parse::<f64>().is_ok() {
+                    figures += 1;
+                    assert!(significant_digits(cell) <= 6, "{name} = {cell}");
+                }
+            }
+        }
+        assert!(figures > 50, "{figures}");
     }
 
     #[test]

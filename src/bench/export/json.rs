@@ -25,7 +25,36 @@ impl Exporter for Json {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::export::tests::sample;
+    use crate::bench::export::tests::{ragged, sample, significant_digits};
+
+    /// Every number in `v` that is not an integer, with its path.
+    fn figures(v: &serde_json::Value, path: &str, out: &mut Vec<(String, String)>) {
+        match v {
+            serde_json::Value::Number(x) if x.is_f64() => out.push((path.into(), x.to_string())),
+            serde_json::Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .for_each(|(i, x)| figures(x, &format!("{path}[{i}]"), out)),
+            serde_json::Value::Object(o) => o
+                .iter()
+                .for_each(|(k, x)| figures(x, &format!("{path}.{k}"), out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn figures_have_at_most_6_significant_digits() {
+        let text = String::from_utf8(Json.render(&ragged()).unwrap()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let mut all = Vec::new();
+        figures(&v, "", &mut all);
+        assert!(all.len() > 50, "{}", all.len());
+        for (path, x) in all {
+            assert!(significant_digits(&x) <= 6, "{path} = {x}");
+            // As written in the file, not only as re-serialised here.
+            assert!(text.contains(&x), "{path} = {x}");
+        }
+    }
 
     #[test]
     fn json_has_the_machine_settings_and_rows() {

@@ -134,6 +134,49 @@ pub(crate) mod tests {
         }
     }
 
+    /// The significant digits of a decimal number as written (`0.000229` 3, `182335000.0` 6,
+    /// `1.5e-7` 2).
+    pub fn significant_digits(text: &str) -> usize {
+        let mantissa = text
+            .trim_start_matches('-')
+            .split(['e', 'E'])
+            .next()
+            .unwrap();
+        let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+        digits.trim_start_matches('0').trim_end_matches('0').len()
+    }
+
+    /// [`sample`] with figures as a division leaves them: long tails of digits.
+    pub fn ragged() -> Report {
+        let mut report = sample();
+        for (i, r) in report.rows.iter_mut().enumerate() {
+            let k = 1.0 + (i as f64 + 1.0) / 3.0;
+            r.median_s = 0.0002289999999999996 * k;
+            r.min_s = r.median_s / 1.1;
+            r.cpu_s = Some(7.000000000000062e-6 * k);
+            r.speedup = r.speedup.map(|x| x / 3.0);
+            r.efficiency = r.efficiency.map(|x| x / 7.0);
+            r.scaling = r.scaling.map(|x| x / 3.0);
+            r.solutions_per_s = Some(14_745_952.877_063_632 * k);
+            r.nodes_per_s = Some(164_128_866.805_577_8 / k);
+            r.unit_max_over_mean = r.unit_max_over_mean.map(|x| x / 3.0);
+            r.tail_share = r.tail_share.map(|x| x / 3.0);
+        }
+        for p in &mut report.projections {
+            p.efficiency_bound /= 3.0;
+            p.tail_share = 1.0 / 7.0;
+        }
+        report
+    }
+
+    #[test]
+    fn digit_counting() {
+        assert_eq!(significant_digits("0.000229"), 3);
+        assert_eq!(significant_digits("182335000.0"), 6);
+        assert_eq!(significant_digits("-1.5e-7"), 2);
+        assert_eq!(significant_digits("0.0002289999999999996"), 16);
+    }
+
     #[test]
     fn write_all_writes_five_files() {
         let dir = tempfile::tempdir().unwrap();

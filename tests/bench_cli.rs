@@ -63,13 +63,17 @@ fn a_small_benchmark_writes_five_valid_files() {
         ]
     );
     let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
-    // Per N: the serial solver, then the engine with d4 and with mirror on 1 and 2 threads.
+    // Per N: the serial solver, then the engine with the default method and with mirror on 1
+    // and 2 threads.
     assert_eq!(rows.len(), 3 * 5);
     for (i, row) in rows.iter().enumerate() {
         let (n, total) = TOTALS[i / 5];
         assert_eq!(row[0].parse::<u32>().unwrap(), n);
         assert_eq!(&row[1], if i % 5 == 0 { "serial" } else { "engine" });
-        assert_eq!(&row[2], ["mirror", "d4", "d4", "mirror", "mirror"][i % 5]);
+        // The default method (d4 today), then mirror.
+        let default = nqueens::bench::default_method(8).to_string();
+        let methods = ["mirror", &default, &default, "mirror", "mirror"];
+        assert_eq!(&row[2], methods[i % 5]);
         assert_eq!(row[3].parse::<usize>().unwrap(), [1, 1, 2, 1, 2][i % 5]);
         assert_eq!(row[6].parse::<u32>().unwrap(), 1);
         assert_eq!(row[7].parse::<u64>().unwrap(), total);
@@ -125,8 +129,13 @@ fn a_small_benchmark_writes_five_valid_files() {
     assert_eq!(jrows[14]["solutions"], 92);
 
     // The plots are SVG with text; the summary has its table.
+    assert_eq!(
+        json["default_method"],
+        nqueens::bench::default_method(8).to_string()
+    );
     let svg = std::fs::read_to_string(out.join("scaling.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("N = 8"));
+    assert!(svg.contains("the default method") && svg.contains("(log scale)"));
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(md.contains("| 8 | serial | mirror | dfs | 1 |"));
 }

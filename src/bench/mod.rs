@@ -46,9 +46,9 @@ pub struct Settings {
     /// Split depths of the engine's work units; empty for the library's default for each N and
     /// thread count ([`Job::default_split_depth`]).
     pub split_depths: Vec<u32>,
-    /// Methods of the engine, each measured at every thread count: by default the default
-    /// method (d4) and mirror, the serial solver's own method, so that the engine's scaling
-    /// against the serial solver is also measured on the same search.
+    /// Methods of the engine, each measured at every thread count: by default the library's
+    /// default method ([`default_method`]) and mirror, the serial solver's own method, so that
+    /// the engine's scaling against the serial solver is also measured on the same search.
     pub methods: Vec<Method>,
     /// The kernel the engine searches with (the serial solver always runs its own
     /// depth-first search): by default the fastest this processor has.
@@ -73,7 +73,11 @@ impl Settings {
             threads: default_threads(logical_cores),
             repeat: 3,
             split_depths: Vec::new(),
-            methods: vec![Method::D4, Method::Mirror],
+            methods: {
+                let mut m = vec![default_method(17), Method::Mirror];
+                m.dedup();
+                m
+            },
             kernel: Kernel::best(),
             min_run_ms: DEFAULT_MIN_RUN_MS,
         }
@@ -118,6 +122,16 @@ impl Settings {
             self.split_depths.clone()
         }
     }
+}
+
+/// The library's default method at board size `n`: the one [`Job::new`] chooses, which
+/// `nqueens count` runs without `--method` (for an `n` the library refuses, that of a 1×1
+/// board).
+pub fn default_method(n: u32) -> Method {
+    Job::new(n)
+        .or_else(|_| Job::new(1))
+        .map(|job| job.method())
+        .expect("a 1×1 board is a valid job")
 }
 
 /// The default thread counts for `logical_cores`: 1, 2, 4, … up to the core count, plus the
@@ -452,6 +466,7 @@ pub fn run(
         started_utc,
         machine,
         settings: settings.clone(),
+        default_method: default_method(settings.n_max).to_string(),
         nodes_note: "nodes = queens placed by the searches below the work-unit prefixes, \
                      counted by a separate instrumented walk of the same trees (not timed); \
                      nodes_per_s = nodes / median_s"

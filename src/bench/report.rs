@@ -138,6 +138,10 @@ pub struct Report {
     pub machine: Machine,
     /// What was asked for.
     pub settings: Settings,
+    /// The library's default method when the benchmark ran (what `nqueens count` runs without
+    /// `--method`, [`crate::bench::default_method`]), at the largest N: the method the plots
+    /// show when it was measured. Added in schema 3.
+    pub default_method: String,
     /// How nodes are counted, in words.
     pub nodes_note: String,
     /// One row per configuration: per N the serial solver, then the engine at each thread count

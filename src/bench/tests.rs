@@ -31,6 +31,17 @@ fn default_thread_lists() {
 }
 
 #[test]
+fn the_default_method_is_the_library_s() {
+    for n in [1, 8, 17, 27] {
+        assert_eq!(default_method(n), Job::new(n).unwrap().method());
+    }
+    assert_eq!(default_method(0), Job::new(1).unwrap().method());
+    let defaults = Settings::defaults(2);
+    assert_eq!(defaults.methods[0], default_method(17));
+    assert!(defaults.methods.contains(&Method::Mirror));
+}
+
+#[test]
 fn settings_are_validated() {
     assert!(small().validate().is_ok());
     let bad = [
@@ -138,6 +149,7 @@ fn a_small_benchmark_has_every_row_and_figure() {
     assert_eq!(report.rows[0].speedup, Some(1.0));
     assert_eq!(report.rows[0].solver, Solver::Serial);
     assert_eq!(report.schema_version, SCHEMA_VERSION);
+    assert_eq!(report.default_method, default_method(8).to_string());
     // Runs this short are never taken as a sign of a busy machine.
     assert_eq!(report.busy_warning(), None);
     // Projections from the 1-thread runs: every N and method (one default depth each) at 8

@@ -34,8 +34,9 @@ pub struct BenchArgs {
     /// each N and thread count, as `nqueens count` chooses].
     #[arg(long, value_name = "K", value_delimiter = ',', value_parser = super::positive::<u32>)]
     split_depth: Option<Vec<u32>>,
-    /// Methods of the engine, comma-separated (d4, mirror, plain) [default: d4,mirror: the
-    /// default method, and the serial solver's own method for a like-for-like scaling curve].
+    /// Methods of the engine, comma-separated (d4, mirror, plain) [default: the default method
+    /// of `nqueens count`, and mirror, the serial solver's own method, for a like-for-like
+    /// scaling curve]. The plots show the default method.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = super::count::parse_method_arg)]
     method: Option<Vec<nqueens::Method>>,
     /// The engine's search kernel: auto (the fastest this processor has), avx512, avx2 or dfs.

@@ -116,6 +116,7 @@ pub(crate) mod tests {
                 kernel: crate::search::Kernel::Avx2,
                 min_run_ms: 50,
             },
+            default_method: "d4".into(),
             nodes_note: "nodes".into(),
             rows,
             projections: [2, 4]

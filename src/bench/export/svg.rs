@@ -1,8 +1,10 @@
 //! The plots, drawn with plotters' SVG backend: text goes out as SVG `<text>` elements sized by
 //! plotters' built-in estimate, so no system font is read.
 //!
-//! Where several split depths or methods were measured for one N and thread count, the plots
-//! show the fastest of them (the CSV has them all).
+//! Both plots show the engine with the library's default method ([`Report::default_method`]),
+//! or, where it was not measured, the first method measured, and say which; where several
+//! split depths were measured for one N and thread count, they show the fastest (the CSV has
+//! them all).
 
 use super::Exporter;
 use crate::bench::{BenchError, Report, Row, Solver};
@@ -10,12 +12,61 @@ use plotters::prelude::*;
 use std::collections::BTreeMap;
 
 /// `scaling.svg`: the engine's scaling (its 1-thread time over its time) against threads, one
-/// line per N, and the ideal line; for the method fastest on one thread at the largest N.
+/// line per N, and the ideal line, both axes on log scales; for the default method.
 pub struct ScalingPlot;
 
 /// `time.svg`: median wall time against N on a log scale: the serial solver and the engine at
-/// each thread count.
+/// each thread count, with the default method; every line names its method and kernel.
 pub struct TimePlot;
+
+/// The method the plots show, and how to name it: the default method if it was measured,
+/// else the first method measured.
+fn plotted_method(report: &Report) -> (String, String) {
+    let measured = |m: &str| {
+        report
+            .rows
+            .iter()
+            .any(|r| r.solver == Solver::Engine && r.method == m)
+    };
+    let default = &report.default_method;
+    if measured(default) {
+        return (default.clone(), format!("{default}, the default method"));
+    }
+    let first = report
+        .settings
+        .methods
+        .iter()
+        .map(|m| m.to_string())
+        .find(|m| measured(m))
+        .or_else(|| {
+            report
+                .rows
+                .iter()
+                .find(|r| r.solver == Solver::Engine)
+                .map(|r| r.method.clone())
+        })
+        .unwrap_or_else(|| "–".into());
+    let label = format!("{first} (the default method, {default}, was not measured)");
+    (first, label)
+}
+
+/// The kernel of the engine rows of `method` (all alike in one benchmark).
+fn kernel_of(report: &Report, method: &str) -> String {
+    report
+        .rows
+        .iter()
+        .find(|r| r.solver == Solver::Engine && r.method == method)
+        .map_or_else(|| report.settings.kernel.to_string(), |r| r.kernel.clone())
+}
+
+/// Whether the engine's scaling at `n` with `method` rests on a run too short to time: one of
+/// its rows, or the 1-thread row they are scaled against.
+fn short_at(report: &Report, n: u32, method: &str) -> bool {
+    report
+        .rows
+        .iter()
+        .any(|r| r.n == n && r.solver == Solver::Engine && r.method == method && r.too_short)
+}
 
 /// Draws each `(label, points)` series as a coloured line with point markers, then the legend,
 /// and presents the drawing: the common end of both plots. (A macro, because plotters' chart
@@ -98,14 +149,10 @@ impl Exporter for ScalingPlot {
     fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError> {
         let err = render_err("scaling.svg");
         // Parallel scaling, like for like: each engine row against the 1-thread run of its own
-        // method and kernel (the `scaling` column), for the fastest method on one thread at the
-        // largest N.
-        let best = best_engine_rows(report, None);
-        let method = best
-            .values()
-            .rfind(|r| r.threads == 1)
-            .map(|r| r.method.clone());
-        let best = best_engine_rows(report, method.as_deref());
+        // method and kernel (the `scaling` column), for the default method.
+        let (method, method_label) = plotted_method(report);
+        let kernel = kernel_of(report, &method);
+        let best = best_engine_rows(report, Some(&method));
         let mut lines: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
         for (&(n, t), r) in &best {
             if let Some(s) = r.scaling.filter(|s| s.is_finite() && *s > 0.0) {
@@ -122,9 +169,7 @@ impl Exporter for ScalingPlot {
             let mut chart = ChartBuilder::on(&root)
                 .caption(
                     format!(
-                        "Scaling of the engine ({}, {} kernel) over its own 1-thread run ({})",
-                        method.as_deref().unwrap_or("–"),
-                        report.settings.kernel,
+                        "Parallel scaling of the engine: {method_label}, {kernel} kernel ({})",
                         report.machine.host
                     ),
                     ("sans-serif", 22),
@@ -139,8 +184,8 @@ impl Exporter for ScalingPlot {
                 .map_err(|e| err(&e))?;
             chart
                 .configure_mesh()
-                .x_desc("threads")
-                .y_desc("scaling (1-thread time / time)")
+                .x_desc("threads (log scale)")
+                .y_desc("scaling = 1-thread time ÷ time (log scale)")
                 .x_label_formatter(&|x| format!("{x:.0}"))
                 .y_label_formatter(&|y| format!("{y:.2}"))
                 .draw()
@@ -154,9 +199,14 @@ impl Exporter for ScalingPlot {
                 .map_err(|e| err(&e))?
                 .label("ideal (scaling = threads)")
                 .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], grey));
-            let series = lines
-                .iter()
-                .map(|(n, pts)| (format!("N = {n}"), pts.clone()));
+            let series = lines.iter().map(|(&n, pts)| {
+                let short = if short_at(report, n, &method) {
+                    " (too short to time: noise)"
+                } else {
+                    ""
+                };
+                (format!("N = {n}{short}"), pts.clone())
+            });
             finish!(chart, root, err, series);
         }
         Ok(svg.into_bytes())
@@ -176,12 +226,21 @@ impl Exporter for TimePlot {
         for r in report.rows.iter().filter(|r| r.solver == Solver::Serial) {
             lines
                 .entry((0, 1))
-                .or_insert_with(|| ("serial solver".into(), Vec::new()))
+                .or_insert_with(|| {
+                    let label = format!("serial solver ({}, {})", r.method, r.kernel);
+                    (label, Vec::new())
+                })
                 .1
                 .push((r.n, r.median_s));
         }
-        for (&(n, t), r) in &best_engine_rows(report, None) {
-            let label = format!("engine, {t} thread{}", if t == 1 { "" } else { "s" });
+        let (method, method_label) = plotted_method(report);
+        for (&(n, t), r) in &best_engine_rows(report, Some(&method)) {
+            let label = format!(
+                "engine ({}, {}), {t} thread{}",
+                r.method,
+                r.kernel,
+                if t == 1 { "" } else { "s" }
+            );
             lines
                 .entry((1, t))
                 .or_insert_with(|| (label, Vec::new()))
@@ -211,7 +270,10 @@ impl Exporter for TimePlot {
             root.fill(&WHITE).map_err(|e| err(&e))?;
             let mut chart = ChartBuilder::on(&root)
                 .caption(
-                    format!("Wall time of a whole count ({})", report.machine.host),
+                    format!(
+                        "Wall time of a whole count ({}); engine: {method_label}",
+                        report.machine.host
+                    ),
                     ("sans-serif", 22),
                 )
                 .margin(20)
@@ -221,7 +283,7 @@ impl Exporter for TimePlot {
                 .map_err(|e| err(&e))?;
             chart
                 .configure_mesh()
-                .x_desc("N")
+                .x_desc("N (board size)")
                 .y_desc("median wall time (s, log scale)")
                 .x_labels((n_max - n_min + 1) as usize)
                 .y_label_formatter(&|y| seconds_label(*y))
@@ -251,7 +313,78 @@ mod tests {
         assert!(scaling.contains("N = 11") && scaling.contains("ideal"));
         let time = String::from_utf8(TimePlot.render(&report).unwrap()).unwrap();
         assert!(time.starts_with("<svg"));
-        assert!(time.contains("serial solver") && time.contains("engine, 2 threads"));
+        assert!(time.contains("serial solver (mirror, dfs)"));
+        assert!(time.contains("engine (mirror, avx2), 2 threads"));
+    }
+
+    /// [`sample`] with d4 measured too, faster than mirror.
+    fn with_d4() -> Report {
+        let mut report = sample();
+        let mut d4: Vec<Row> = report
+            .rows
+            .iter()
+            .filter(|r| r.solver == Solver::Engine)
+            .cloned()
+            .collect();
+        for r in &mut d4 {
+            r.method = "d4".into();
+            r.median_s /= 4.0;
+            r.scaling = r.scaling.map(|x| x * 0.9);
+        }
+        report.rows.extend(d4);
+        report
+    }
+
+    #[test]
+    fn the_plots_show_the_default_method_and_say_so() {
+        let report = with_d4();
+        assert_eq!(report.default_method, "d4");
+        let scaling = String::from_utf8(ScalingPlot.render(&report).unwrap()).unwrap();
+        assert!(scaling.contains("engine: d4, the default method, avx2 kernel"));
+        let time = String::from_utf8(TimePlot.render(&report).unwrap()).unwrap();
+        assert!(time.contains("engine: d4, the default method"));
+        assert!(time.contains("engine (d4, avx2), 1 thread"));
+        assert!(time.contains("engine (d4, avx2), 2 threads"));
+        assert!(!time.contains("engine (mirror"));
+        // The default is the report's, not a name written into the plots: another default
+        // (a method added later) is plotted in the same way.
+        let mut other = with_d4();
+        other.default_method = "mirror".into();
+        let time = String::from_utf8(TimePlot.render(&other).unwrap()).unwrap();
+        assert!(time.contains("engine: mirror, the default method"));
+        assert!(time.contains("engine (mirror, avx2), 2 threads") && !time.contains("engine (d4"));
+        // A default method that was not measured: the first measured, and the plot says so.
+        let mut missing = sample();
+        missing.default_method = "edge".into();
+        let scaling = String::from_utf8(ScalingPlot.render(&missing).unwrap()).unwrap();
+        assert!(scaling.contains("engine: mirror (the default method, edge, was not measured)"));
+    }
+
+    #[test]
+    fn the_log_axes_are_labelled() {
+        let report = with_d4();
+        let scaling = String::from_utf8(ScalingPlot.render(&report).unwrap()).unwrap();
+        assert!(scaling.contains("threads (log scale)"));
+        assert!(scaling.contains("scaling = 1-thread time ÷ time (log scale)"));
+        let time = String::from_utf8(TimePlot.render(&report).unwrap()).unwrap();
+        assert!(time.contains("median wall time (s, log scale)"));
+    }
+
+    #[test]
+    fn a_line_from_runs_too_short_to_time_says_so() {
+        let mut report = with_d4();
+        let plain = String::from_utf8(ScalingPlot.render(&report).unwrap()).unwrap();
+        assert!(!plain.contains("too short"));
+        // N = 10's d4 1-thread run was too short: its line says so, N = 11's does not.
+        let r = report
+            .rows
+            .iter_mut()
+            .find(|r| (r.n, r.method.as_str(), r.threads) == (10, "d4", 1))
+            .unwrap();
+        r.too_short = true;
+        let svg = String::from_utf8(ScalingPlot.render(&report).unwrap()).unwrap();
+        assert!(svg.contains("N = 10 (too short to time: noise)"));
+        assert!(svg.contains("N = 11") && !svg.contains("N = 11 (too short"));
     }
 
     #[test]

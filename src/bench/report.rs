@@ -186,8 +186,8 @@ pub const PROJECTED_THREADS: [usize; 8] = [2, 4, 8, 16, 32, 64, 128, 256];
 
 /// The load balance of one plan replayed on more workers than the machine has: the units' costs
 /// measured on one thread (each unit's cheapest time over the runs), handed out in index order
-/// to whichever simulated worker is free first, as the engine does. It bounds the efficiency from load balance alone (no memory or
-/// frequency effects).
+/// to whichever simulated worker is free first, as the engine does. It bounds the parallel
+/// efficiency from load balance alone (no memory or frequency effects).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ProjectionRow {
     /// Board size.

@@ -13,8 +13,8 @@ pub fn evaluate(plan: &Plan, unit: &Unit) -> Counts {
 }
 
 /// Counts the solutions of one unit on `kernel` (the depth-first search if this processor
-/// cannot run it). Every kernel gives the same counts: the unit's [`count_part`] counted on the
-/// lanes plus [`evaluate_rest_on`].
+/// cannot run it). Every kernel gives the same counts: the unit's counted part on the
+/// lanes plus the rest of it, its classified parts.
 pub fn evaluate_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Counts {
     let mut counts = evaluate_rest_on(plan, unit, kernel);
     if let Some(part) = count_part(plan, unit) {

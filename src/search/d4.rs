@@ -179,7 +179,7 @@ fn counts_of(s: &[u8]) -> Counts {
 ///
 /// In the last six the tied queen is placed in advance: its attacks are taken out of every
 /// row's mask, so the search prunes from the top rather than failing at the tied row. Their
-/// solutions, visited with their columns ([`lanes::visit`]), are classified exactly by
+/// solutions, visited with their columns ([`crate::search::lanes::visit`]), are classified exactly by
 /// [`symmetry::orbit`]. Searches the unit's prefix contradicts are left out.
 fn side_parts<'u>(
     n: u32,

@@ -5,7 +5,7 @@
 //! - [`Counter`] builds the kernels once for a device and counts batches of [`Sub`]s;
 //! - [`expand`] splits a sub-problem on the host into smaller ones for the device.
 //!
-//! Boards have up to [`MAX_N`] = 32 columns; bit `c` of a mask is column `c`. The OpenCL
+//! Boards have up to 32 columns; bit `c` of a mask is column `c`. The OpenCL
 //! library is loaded at run time (`opencl3`'s `dynamic` feature): a program without OpenCL
 //! installed runs, and only gets [`OpenClError::NoLibrary`] when it asks for a device.
 //!

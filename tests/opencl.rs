@@ -229,3 +229,31 @@ fn kill_9_during_an_opencl_run_then_resume() {
     let total = String::from_utf8(out.stdout).unwrap();
     assert_eq!(total.trim(), published(15).unwrap().total.to_string());
 }
+
+#[test]
+fn bench_takes_the_device_options() {
+    if !have_opencl() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    nq().args([
+        "bench",
+        "--n-min",
+        "8",
+        "--n-max",
+        "9",
+        "--threads",
+        "1",
+        "--repeat",
+        "1",
+    ])
+    .args(["--method", "d4", "--kernel", "opencl", "--out"])
+    .arg(dir.path())
+    .assert()
+    .success();
+    let csv = std::fs::read_to_string(dir.path().join("scaling.csv")).unwrap();
+    let engine_rows: Vec<&str> = csv.lines().filter(|l| l.contains(",engine,")).collect();
+    assert_eq!(engine_rows.len(), 2, "{csv}");
+    // The kernel column names the device: every count was checked against the published value.
+    assert!(engine_rows.iter().all(|l| l.contains(",opencl,")), "{csv}");
+}

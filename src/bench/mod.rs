@@ -55,6 +55,8 @@ pub struct Settings {
     /// The kernel the engine searches with (the serial solver always runs its own
     /// depth-first search): by default the fastest this processor has.
     pub kernel: Kernel,
+    /// The OpenCL devices the engine counts on as well (none by default).
+    pub devices: crate::engine::Devices,
     /// Where one count takes under [`SHORT_COUNT_S`] (10 ms), each timed run repeats it until
     /// the run has lasted this many milliseconds (by default [`DEFAULT_MIN_RUN_MS`]) and times
     /// it per count; 0 turns repetition off. A run still shorter flags its row
@@ -83,6 +85,7 @@ impl Settings {
                 m
             },
             kernel: Kernel::best(),
+            devices: crate::engine::Devices::Cpu,
             min_run_ms: DEFAULT_MIN_RUN_MS,
         }
     }
@@ -280,6 +283,7 @@ pub fn run(
         .map(|&t| {
             Engine::new(t)
                 .and_then(|e| e.with_kernel(settings.kernel))
+                .and_then(|e| e.with_devices(settings.devices))
                 .map_err(BenchError::Engine)
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -403,7 +407,7 @@ pub fn run(
                             projections.push(ProjectionRow {
                                 n,
                                 method: plan.method().to_string(),
-                                kernel: engine.kernel().to_string(),
+                                kernel: engine.label(),
                                 split_depth: k,
                                 units: plan.units().len(),
                                 threads,
@@ -417,7 +421,7 @@ pub fn run(
                     n,
                     Solver::Engine,
                     plan.method().to_string(),
-                    engine.kernel().to_string(),
+                    engine.label(),
                     t,
                     Some(k),
                     Some(plan.units().len()),

@@ -6,7 +6,6 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use nqueens::bench::{self, export, machine::Machine, BenchError, Progress, Settings};
 use nqueens::known::{self, MAX_KNOWN_N};
-use nqueens::Kernel;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -39,9 +38,8 @@ pub struct BenchArgs {
     /// scaling curve]. The plots show the default method.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = super::count::parse_method_arg)]
     method: Option<Vec<nqueens::Method>>,
-    /// The engine's search kernel: auto (the fastest this processor has), avx512, avx2 or dfs.
-    #[arg(long, default_value = "auto", value_parser = super::count::parse_kernel_arg)]
-    kernel: Kernel,
+    #[command(flatten)]
+    engine: super::devices::EngineArgs,
     /// A count under 10 ms is repeated within each timed run until the run has lasted this many
     /// milliseconds, and timed per count; 0: no repetition (such rows are flagged as too short).
     #[arg(long, value_name = "MS", default_value_t = bench::DEFAULT_MIN_RUN_MS)]
@@ -116,7 +114,12 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     if let Some(m) = &args.method {
         settings.methods = m.clone();
     }
-    settings.kernel = args.kernel;
+    settings.kernel = args.engine.cpu_kernel();
+    settings.devices = args.engine.devices()?;
+    if settings.devices == nqueens::Devices::Gpus {
+        // Says on stderr, once, when there is no GPU to add.
+        args.engine.engine(1)?;
+    }
     settings.min_run_ms = args.min_run_ms;
     let usage = |e: BenchError| -> anyhow::Error {
         match e {

@@ -4,7 +4,6 @@ use super::report::print_report;
 use super::{default_threads, parse_n, parse_threads, UsageError};
 use anyhow::Result;
 use clap::Args;
-use nqueens::Kernel;
 use nqueens::{Job, Method};
 use std::process::ExitCode;
 
@@ -43,10 +42,6 @@ pub struct CountArgs {
 }
 
 pub fn parse_method_arg(s: &str) -> Result<Method, String> {
-    s.parse().map_err(|e: nqueens::Error| e.to_string())
-}
-
-pub fn parse_kernel_arg(s: &str) -> Result<Kernel, String> {
     s.parse().map_err(|e: nqueens::Error| e.to_string())
 }
 
@@ -114,7 +109,7 @@ pub fn from_stdin() -> Result<ExitCode> {
     let n = parse_n(text).map_err(|e| UsageError(format!("standard input: {e}")))?;
     let threads = default_threads();
     let job = Job::new(n)?.with_default_split_depth(threads);
-    let cpu = nqueens::longrun::estimate::cpu_time(&job, None, Kernel::best());
+    let cpu = nqueens::longrun::estimate::cpu_time(&job, None, nqueens::Kernel::best());
     let hint = format!("run `nqueens count {n} --yes` to start it anyway");
     super::longrun::confirm(cpu, threads, false, &hint)?;
     let report = nqueens::count(&job, threads)?;

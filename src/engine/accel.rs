@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 /// Which OpenCL devices an engine counts on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Devices {
     /// None: every unit on the CPU workers.
     #[default]

@@ -170,6 +170,16 @@ impl Engine {
         self.kernel
     }
 
+    /// What counts, for reports: the kernel (`avx512`), `opencl` for one device alone, or the
+    /// kernel and the devices beside it (`avx512+opencl:2`).
+    pub fn label(&self) -> String {
+        match (self.counters.len(), self.devices) {
+            (0, _) => self.kernel.to_string(),
+            (_, Devices::Only(_)) => "opencl".into(),
+            (k, _) => format!("{}+opencl:{k}", self.kernel),
+        }
+    }
+
     /// The OpenCL devices this engine counts on (none by default).
     pub fn devices(&self) -> Vec<DeviceInfo> {
         self.device_info.iter().map(|(d, _)| d.clone()).collect()

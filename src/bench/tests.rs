@@ -11,6 +11,7 @@ fn small() -> Settings {
         split_depths: vec![],
         methods: vec![Method::D4, Method::Mirror],
         kernel: Kernel::best(),
+        devices: crate::engine::Devices::Cpu,
         // Short, to keep the tests quick: the counts here take microseconds.
         min_run_ms: 2,
     }

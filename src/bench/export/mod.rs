@@ -114,6 +114,7 @@ pub(crate) mod tests {
                 split_depths: vec![],
                 methods: vec![crate::Method::D4, crate::Method::Mirror],
                 kernel: crate::search::Kernel::Avx2,
+                devices: crate::engine::Devices::Cpu,
                 min_run_ms: 50,
             },
             default_method: "d4".into(),

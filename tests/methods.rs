@@ -1,4 +1,4 @@
-//! The three counting methods (d4, mirror, plain) against the published tables, the naive
+//! The four counting methods (edge, d4, mirror, plain) against the published tables, the naive
 //! solver and each other: totals and unique counts, every thread count and split depth,
 //! pre-placed queens, node counts, and the command line.
 
@@ -38,9 +38,10 @@ fn counts(
 fn d4_is_the_default_method() {
     assert_eq!(Job::new(12).unwrap().method(), Method::D4);
     assert_eq!("d4".parse::<Method>().unwrap(), Method::D4);
-    assert_eq!(Method::ALL.len(), 3);
+    assert_eq!("edge".parse::<Method>().unwrap(), Method::Edge);
+    assert_eq!(Method::ALL.len(), 4);
     let err = "fast".parse::<Method>().unwrap_err().to_string();
-    assert!(err.contains("d4, mirror or plain"), "{err}");
+    assert!(err.contains("d4, edge, mirror or plain"), "{err}");
 }
 
 /// Every method and kernel, thread counts 1 and 3, every split depth, N = 1..=13: total and
@@ -119,7 +120,8 @@ fn unique_is_reported_only_when_asked() {
     }
 }
 
-/// The D4 search visits fewer nodes than the mirror search, which visits half of the plain one.
+/// The D4 search visits fewer nodes than the mirror search, which visits half of the plain one;
+/// the edge search fewer than the D4 search.
 #[test]
 fn node_counts_shrink_with_symmetry() {
     let nodes = |n: u32, method| {
@@ -137,10 +139,17 @@ fn node_counts_shrink_with_symmetry() {
             .sum::<u64>()
     };
     for n in [8u32, 10, 12, 14] {
-        let (plain, mirror, d4) = (
+        let (plain, mirror, d4, edge) = (
             nodes(n, Method::Plain),
             nodes(n, Method::Mirror),
             nodes(n, Method::D4),
+            nodes(n, Method::Edge),
+        );
+        // From N = 12 on, under a quarter of the plain tree (0.19 at N = 14: docs/ALGORITHM.md).
+        assert!(edge > 0 && edge < d4, "n = {n}: edge {edge}, d4 {d4}");
+        assert!(
+            n < 12 || edge * 4 < plain,
+            "n = {n}: edge {edge}, plain {plain}"
         );
         assert_eq!(plain, 2 * mirror, "n = {n} (even: exact halves)");
         assert!(d4 < mirror, "n = {n}: d4 {d4}, mirror {mirror}");
@@ -277,31 +286,42 @@ fn placed_queens_on_large_boards_on_every_kernel() {
     }
 }
 
-/// A placement that all eight symmetries map to itself (the centre of an odd board, alone or
-/// with a symmetric ring) keeps the d4 method; any other makes it fall back.
+/// A placement that all eight symmetries map to itself (the centre of an odd board) keeps the d4 and edge methods; any other makes them fall back.
 #[test]
 fn d4_keeps_symmetric_placements_only() {
     let q = |row, col| Queen { row, col };
-    for n in [5u32, 7, 9] {
-        let c = n / 2;
-        let job = Job::new(n)
-            .unwrap()
-            .with_placed(&[q(c, c)])
-            .unwrap()
-            .with_unique(true);
-        let r = count(&job, 2).unwrap();
-        assert_eq!(r.method, Method::D4, "n = {n}");
-        let expect = naive_placed(n as usize, &[q(c, c)]);
-        assert_eq!((r.counts.total, r.counts.unique), expect, "n = {n}");
+    for method in [Method::D4, Method::Edge] {
+        for n in [5u32, 7, 9, 11] {
+            let c = n / 2;
+            // The only placement of non-attacking queens that every symmetry maps to itself
+            // (a queen and its transposed image share an anti-diagonal off the main diagonal).
+            let placed = [q(c, c)];
+            let job = Job::new(n)
+                .unwrap()
+                .with_method(method)
+                .with_placed(&placed)
+                .unwrap()
+                .with_unique(true);
+            let r = count(&job, 2).unwrap();
+            assert_eq!(r.method, method, "n = {n}");
+            let expect = naive_placed(n as usize, &placed);
+            assert_eq!(
+                (r.counts.total, r.counts.unique),
+                expect,
+                "n = {n}, {method}"
+            );
+        }
+        // Not mirror-symmetric: plain. Mirror-symmetric but not D4-symmetric: mirror.
+        let job = Job::new(8).unwrap().with_method(method);
+        let job = job.with_placed(&[q(0, 3)]).unwrap();
+        assert_eq!(Plan::new(job).method(), Method::Plain);
+        let job = Job::new(9).unwrap().with_method(method);
+        let job = job.with_placed(&[q(0, 4)]).unwrap();
+        assert_eq!(Plan::new(job).method(), Method::Mirror);
+        // N = 1: the single solution, through the mirror fallback.
+        let (c, used) = counts(1, method, None, 1, Kernel::best());
+        assert_eq!((c.total, c.unique, used), (1, 1, Method::Mirror));
     }
-    // Not mirror-symmetric: plain. Mirror-symmetric but not D4-symmetric: mirror.
-    let job = Job::new(8).unwrap().with_placed(&[q(0, 3)]).unwrap();
-    assert_eq!(Plan::new(job).method(), Method::Plain);
-    let job = Job::new(9).unwrap().with_placed(&[q(0, 4)]).unwrap();
-    assert_eq!(Plan::new(job).method(), Method::Mirror);
-    // N = 1: the single solution, through the mirror fallback.
-    let (c, used) = counts(1, Method::D4, None, 1, Kernel::best());
-    assert_eq!((c.total, c.unique, used), (1, 1, Method::Mirror));
 }
 
 /// Slow: run by `scripts/slow-checks.sh`. N = 16 and 17 by the d4 method at two depths and two
@@ -334,7 +354,7 @@ fn cli_methods() {
         .assert()
         .success()
         .stdout("14200 1787\n");
-    for m in ["d4", "mirror", "plain"] {
+    for m in ["edge", "d4", "mirror", "plain"] {
         nq().args(["count", "11", "--unique", "--method", m, "-t", "3"])
             .assert()
             .success()
@@ -357,5 +377,5 @@ fn cli_methods() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("expected d4, mirror or plain"), "{err}");
+    assert!(err.contains("expected d4, edge, mirror or plain"), "{err}");
 }

@@ -57,6 +57,7 @@ pub fn estimate_unit_with(plan: &Plan, unit: &Unit, horizon: u32) -> f64 {
     // The D4 method's units search under their branch's bound masks.
     let rows = match plan.method() {
         crate::Method::D4 => crate::search::d4::unit_allow(n, unit, &rows),
+        crate::Method::Edge => crate::search::edge::unit_allow(n, unit, &rows),
         _ => rows,
     };
     lookahead(n, u32::from(unit.depth), unit.masks, horizon, &rows)

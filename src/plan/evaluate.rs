@@ -4,7 +4,7 @@
 use super::{Method, Plan};
 use crate::search::bounded::Rows;
 use crate::search::dfs::{self, MAX_N};
-use crate::search::{d4, symmetry, ClassifyPart, Counts, Kernel, Part, Tally, Unit};
+use crate::search::{d4, edge, symmetry, ClassifyPart, Counts, Kernel, Part, Tally, Unit};
 use std::ops::ControlFlow;
 
 /// Counts the solutions of one unit on the fastest kernel of this processor.
@@ -16,6 +16,10 @@ pub fn evaluate(plan: &Plan, unit: &Unit) -> Counts {
 /// cannot run it). Every kernel gives the same counts: the unit's counted part on the
 /// lanes plus the rest of it, its classified parts.
 pub fn evaluate_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Counts {
+    if plan.method() == Method::Edge {
+        // Its own search, which skips the rows of the edge queens rather than walking them.
+        return edge_unit(plan, unit, kernel);
+    }
     let mut counts = evaluate_rest_on(plan, unit, kernel);
     if let Some(part) = count_part(plan, unit) {
         counts += part.counts(part.count_on(kernel, plan.job().n()));
@@ -44,6 +48,8 @@ pub(crate) fn count_part(plan: &Plan, unit: &Unit) -> Option<Part> {
     let allow = allowed(plan);
     let mut part = if plan.method() == Method::D4 {
         d4::count_part(n, unit, &allow)?
+    } else if plan.method() == Method::Edge {
+        edge::count_part(n, unit, &allow)?
     } else {
         let first = u32::from(unit.depth);
         if plan.job().unique() || first + 3 > n {
@@ -67,7 +73,12 @@ pub(crate) fn count_part(plan: &Plan, unit: &Unit) -> Option<Part> {
 /// Whether `unit` leaves work that only the CPU does: units whose prefix leaves fewer than
 /// three rows (a device takes the [`count_part`] and the [`classify_parts`] of all others).
 pub(crate) fn has_rest(plan: &Plan, unit: &Unit) -> bool {
-    u32::from(unit.depth) + 3 > plan.job().n()
+    let n = plan.job().n();
+    if plan.method() == Method::Edge {
+        // Symmetric frames classify under the frame's stabiliser: on the CPU.
+        return edge::count_part(n, unit, &allowed(plan)).is_none();
+    }
+    u32::from(unit.depth) + 3 > n
 }
 
 /// The parts of `unit` whose solutions are classified one by one: d4's tied parts, or all of
@@ -84,7 +95,7 @@ pub(crate) fn classify_parts(plan: &Plan, unit: &Unit) -> Vec<ClassifyPart> {
     if plan.method() == Method::D4 {
         return d4::classify_parts(n, unit, &allow, unique).collect();
     }
-    if !unique {
+    if !unique || plan.method() == Method::Edge {
         return Vec::new();
     }
     let mut prefix = [0u8; MAX_N as usize];
@@ -109,6 +120,13 @@ pub(crate) fn evaluate_rest_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Coun
     let n = plan.job().n();
     let depth = u32::from(unit.depth);
     let allow = allowed(plan);
+    if plan.method() == Method::Edge {
+        // A unit with a counted part has nothing else; the others are all rest.
+        return match edge::count_part(n, unit, &allow) {
+            Some(_) => Counts::default(),
+            None => edge_unit(plan, unit, kernel),
+        };
+    }
     if depth + 3 > n {
         return short_unit(plan, unit, &allow);
     }
@@ -117,6 +135,15 @@ pub(crate) fn evaluate_rest_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Coun
         counts += part.evaluate_on(kernel, n);
     }
     counts
+}
+
+/// An edge unit, whole, on its own search (unique counts reported only when asked for).
+fn edge_unit(plan: &Plan, unit: &Unit, kernel: Kernel) -> Counts {
+    let c = edge::evaluate(plan.job().n(), unit, &allowed(plan), kernel);
+    Counts {
+        total: c.total,
+        unique: if plan.job().unique() { c.unique } else { 0 },
+    }
 }
 
 /// A unit that leaves fewer than three rows, too few for the lanes: depth first.
@@ -157,8 +184,10 @@ pub fn evaluate_nodes(plan: &Plan, unit: &Unit) -> u64 {
         .allowed()
         .copied()
         .unwrap_or_else(|| dfs::unconstrained(n));
-    if plan.method() == Method::D4 {
-        return d4::nodes(n, unit, &rows);
+    match plan.method() {
+        Method::D4 => return d4::nodes(n, unit, &rows),
+        Method::Edge => return edge::nodes(n, unit, &rows),
+        _ => {}
     }
     dfs::count_nodes(n, u32::from(unit.depth), unit.masks, &rows)
 }

@@ -18,11 +18,15 @@ pub enum Method {
     /// equivalent solutions is searched, weighted by the size of its class, which gives the
     /// total and the unique count in one pass (see `docs/ALGORITHM.md`).
     D4,
+    /// The four edge queens first: one placement of the queens of the first and last rows and
+    /// columns per class of such placements, then the inner rows with the rows that already hold
+    /// a queen skipped. Total and unique counts in one pass (see `docs/ALGORITHM.md`).
+    Edge,
 }
 
 impl Method {
     /// Every method, in the order they were added.
-    pub const ALL: [Method; 3] = [Method::Plain, Method::Mirror, Method::D4];
+    pub const ALL: [Method; 4] = [Method::Plain, Method::Mirror, Method::D4, Method::Edge];
 
     /// The name used on the command line and in files.
     pub fn name(self) -> &'static str {
@@ -30,6 +34,7 @@ impl Method {
             Method::Plain => "plain",
             Method::Mirror => "mirror",
             Method::D4 => "d4",
+            Method::Edge => "edge",
         }
     }
 }
@@ -48,7 +53,7 @@ impl FromStr for Method {
             .find(|m| m.name() == s)
             .ok_or_else(|| {
                 Error::Unsupported(format!(
-                    "unknown method '{s}' (expected d4, mirror or plain)"
+                    "unknown method '{s}' (expected d4, edge, mirror or plain)"
                 ))
             })
     }

@@ -28,9 +28,10 @@ impl Plan {
         let n = job.n();
         let allowed = (!job.placed().is_empty()).then(|| Box::new(allowed_rows(n, job.placed())));
         // Mirror halving is exact only when the constraints look the same in the mirror; the D4
-        // method only when they look the same under all eight symmetries (and N > 1).
+        // and edge methods only when they look the same under all eight symmetries (and N > 1).
+        // Otherwise they fall back to mirror, and `Plan::method` (and every report) says so.
         let method = match job.method() {
-            Method::D4 if n == 1 || !d4_invariant(n, job.placed()) => Method::Mirror,
+            Method::D4 | Method::Edge if n == 1 || !d4_invariant(n, job.placed()) => Method::Mirror,
             m => m,
         };
         let method = match method {
@@ -43,6 +44,7 @@ impl Plan {
             .unwrap_or_else(|| dfs::unconstrained(n));
         let units = match method {
             Method::D4 => crate::search::d4::enumerate(n, job.split_depth(), &rows),
+            Method::Edge => crate::search::edge::enumerate(n, job.split_depth(), &rows),
             _ => enumerate(n, job.split_depth(), method, &rows),
         };
         Plan {
@@ -58,7 +60,8 @@ impl Plan {
         &self.job
     }
     /// The method actually used: the job's, or a weaker one where pre-placed queens break its
-    /// symmetry (d4 falls back to mirror, mirror to plain) or N = 1 (d4 falls back to mirror).
+    /// symmetry (d4 and edge fall back to mirror, mirror to plain) or N = 1 (d4 and edge fall
+    /// back to mirror).
     pub fn method(&self) -> Method {
         self.method
     }
@@ -158,6 +161,7 @@ fn enumerate(n: u32, depth: u32, method: Method, rows: &[u32; MAX_N as usize]) -
         let weight = match method {
             Method::Plain => 1,
             Method::D4 => unreachable!("D4 units come from crate::search::d4"),
+            Method::Edge => unreachable!("edge units come from crate::search::edge"),
             Method::Mirror => {
                 let p = &prefix[..depth];
                 let mirrored = p.iter().map(|&c| n as u8 - 1 - c);
@@ -174,6 +178,7 @@ fn enumerate(n: u32, depth: u32, method: Method, rows: &[u32; MAX_N as usize]) -
             depth: depth as u8,
             masks: next,
             weight,
+            frame: [0; 4],
         });
     }
     units

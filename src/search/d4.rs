@@ -147,6 +147,7 @@ fn prefixes(
                 depth: depth as u8,
                 masks: next,
                 weight: 8,
+                frame: [0; 4],
             });
         }
     }

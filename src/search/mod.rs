@@ -8,6 +8,8 @@
 //! * [`lanes`]: the same tree walked sixteen (AVX-512) or eight (AVX2) nodes at a time, one file
 //!   per instruction set and one shared scheduler;
 //! * [`d4`]: the D4 method's branches, units and classification of tied solutions;
+//! * [`edge`]: the edge method: the four edge queens first, one frame per class of frames, rows
+//!   holding a queen skipped;
 //! * [`symmetry`]: the eight symmetries of the square and canonical forms;
 //! * [`Kernel`]: which code walks a tree, chosen at run time.
 //!
@@ -17,6 +19,7 @@
 pub mod bounded;
 pub mod d4;
 pub mod dfs;
+pub mod edge;
 mod kernel;
 pub mod lanes;
 pub mod opencl;

@@ -21,8 +21,12 @@ pub struct Unit {
     pub masks: Masks,
     /// How many solutions each completion found in this unit stands for: 1 or 2 (plain,
     /// mirror); 8 for the D4 method, the class size of an asymmetric solution (its smaller
-    /// classes are recognised solution by solution).
+    /// classes are recognised solution by solution); for the edge method the size of the
+    /// unit's class of frames (8, 4 or 2).
     pub weight: u8,
+    /// The edge method only (zeros otherwise): the unit's edge queens, `[top column, bottom
+    /// column, left row, right row]` (`search::edge::Frame`).
+    pub frame: [u8; 4],
 }
 
 impl Unit {

@@ -2,7 +2,7 @@
 //! compress operation AVX2 lacks done by a permutation from a table.
 
 use super::scheduler::{run, with_searches, COUNTING, RECORDING};
-use super::{Count, Sink, Vector};
+use super::{Count, Gapped, Sink, Vector};
 use crate::search::bounded::Rows;
 use crate::search::dfs::Masks;
 use std::arch::x86_64::*;
@@ -13,7 +13,26 @@ use std::arch::x86_64::*;
 /// The processor must have the features above ([`crate::search::Kernel::available`]).
 #[target_feature(enable = "avx2,popcnt,bmi1,lzcnt")]
 pub(super) unsafe fn count(n: u32, first: u32, m: Masks, rows: &Rows, c: &mut Count) {
-    with_searches(&COUNTING, |s| run::<Ymm, _, 4>(s, n, first, m, rows, c));
+    with_searches(&COUNTING, |s| {
+        run::<Ymm, _, 4, false>(s, n, first, m, rows, None, c)
+    });
+}
+
+/// [`super::count_gapped`] on eight AVX2 lanes.
+///
+/// # Safety
+/// The processor must have the features above ([`crate::search::Kernel::available`]).
+#[target_feature(enable = "avx2,popcnt,bmi1,lzcnt")]
+pub(super) unsafe fn count_gapped(
+    rows_n: u32,
+    m: Masks,
+    rows: &Rows,
+    gapped: Gapped<'_>,
+    c: &mut Count,
+) {
+    with_searches(&COUNTING, |s| {
+        run::<Ymm, _, 4, true>(s, rows_n, 0, m, rows, Some(gapped), c)
+    });
 }
 
 /// [`super::visit`] on eight AVX2 lanes.
@@ -22,7 +41,9 @@ pub(super) unsafe fn count(n: u32, first: u32, m: Masks, rows: &Rows, c: &mut Co
 /// The processor must have the features above ([`crate::search::Kernel::available`]).
 #[target_feature(enable = "avx2,popcnt,bmi1,lzcnt")]
 pub(super) unsafe fn visit<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, sink: &mut S) {
-    with_searches(&RECORDING, |s| run::<Ymm, _, 9>(s, n, first, m, rows, sink));
+    with_searches(&RECORDING, |s| {
+        run::<Ymm, _, 9, false>(s, n, first, m, rows, None, sink)
+    });
 }
 
 #[derive(Clone, Copy)]
@@ -124,6 +145,11 @@ impl Vector for Ymm {
     #[target_feature(enable = "avx2")]
     unsafe fn shl(self, by: usize) -> Self {
         Ymm(_mm256_sllv_epi32(self.0, _mm256_set1_epi32(by as i32)))
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn shr(self, by: usize) -> Self {
+        Ymm(_mm256_srlv_epi32(self.0, _mm256_set1_epi32(by as i32)))
     }
     #[inline]
     #[target_feature(enable = "avx2")]

@@ -1,7 +1,7 @@
 //! The lane search on sixteen AVX-512 lanes: the [`Vector`] operations of `__m512i`.
 
 use super::scheduler::{run, with_searches, COUNTING, RECORDING};
-use super::{Count, Sink, Vector};
+use super::{Count, Gapped, Sink, Vector};
 use crate::search::bounded::Rows;
 use crate::search::dfs::Masks;
 use std::arch::x86_64::*;
@@ -12,7 +12,26 @@ use std::arch::x86_64::*;
 /// The processor must have the features above ([`crate::search::Kernel::available`]).
 #[target_feature(enable = "avx512f,popcnt,bmi1,lzcnt")]
 pub(super) unsafe fn count(n: u32, first: u32, m: Masks, rows: &Rows, c: &mut Count) {
-    with_searches(&COUNTING, |s| run::<Zmm, _, 4>(s, n, first, m, rows, c));
+    with_searches(&COUNTING, |s| {
+        run::<Zmm, _, 4, false>(s, n, first, m, rows, None, c)
+    });
+}
+
+/// [`super::count_gapped`] on sixteen AVX-512 lanes.
+///
+/// # Safety
+/// The processor must have the features above ([`crate::search::Kernel::available`]).
+#[target_feature(enable = "avx512f,popcnt,bmi1,lzcnt")]
+pub(super) unsafe fn count_gapped(
+    rows_n: u32,
+    m: Masks,
+    rows: &Rows,
+    gapped: Gapped<'_>,
+    c: &mut Count,
+) {
+    with_searches(&COUNTING, |s| {
+        run::<Zmm, _, 4, true>(s, rows_n, 0, m, rows, Some(gapped), c)
+    });
 }
 
 /// [`super::visit`] on sixteen AVX-512 lanes.
@@ -21,7 +40,9 @@ pub(super) unsafe fn count(n: u32, first: u32, m: Masks, rows: &Rows, c: &mut Co
 /// The processor must have the features above ([`crate::search::Kernel::available`]).
 #[target_feature(enable = "avx512f,popcnt,bmi1,lzcnt")]
 pub(super) unsafe fn visit<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, sink: &mut S) {
-    with_searches(&RECORDING, |s| run::<Zmm, _, 9>(s, n, first, m, rows, sink));
+    with_searches(&RECORDING, |s| {
+        run::<Zmm, _, 9, false>(s, n, first, m, rows, None, sink)
+    });
 }
 
 #[derive(Clone, Copy)]
@@ -102,6 +123,11 @@ impl Vector for Zmm {
     #[target_feature(enable = "avx512f")]
     unsafe fn shl(self, by: usize) -> Self {
         Zmm(_mm512_sllv_epi32(self.0, _mm512_set1_epi32(by as i32)))
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn shr(self, by: usize) -> Self {
+        Zmm(_mm512_srlv_epi32(self.0, _mm512_set1_epi32(by as i32)))
     }
     #[inline]
     #[target_feature(enable = "avx512f")]

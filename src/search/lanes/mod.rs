@@ -122,6 +122,52 @@ fn visit_from<F: FnMut(&[u8])>(
 /// rows) 4.1 ms against 7.1 ms.
 pub const MIN_ROWS: u32 = 10;
 
+/// Whether [`count_gapped`] runs on `kernel` on this processor.
+pub fn gapped_runs_on(kernel: Kernel) -> bool {
+    cfg!(target_arch = "x86_64") && worth_lanes(kernel, 3, 3)
+}
+
+/// A search whose rows are not adjacent on the board ([`count_gapped`]).
+#[derive(Clone, Copy)]
+pub(super) struct Gapped<'a> {
+    /// The board's columns.
+    cols_full: u32,
+    /// `gap[i]`: the distance on the board from the `i`-th searched row to the next.
+    gap: &'a [u32; MAX_N as usize],
+}
+
+/// Counts like [`count`], on a board whose searched rows are not adjacent: rows that already
+/// hold a queen are left out (the edge method, [`crate::search::edge`]). `rows_n` searched rows
+/// (at least 3), `allow[i]` the squares of the `i`-th, `gap[i]` its distance on the board to the
+/// next (the shift of the diagonals between them), `cols_full` the board's columns, `m` the
+/// attacks on the first searched row (the columns of the queens placed in advance included).
+/// Only where [`gapped_runs_on`] says so; the caller decides whether the tree is large enough
+/// for the lanes ([`MIN_ROWS`]).
+pub fn count_gapped(
+    kernel: Kernel,
+    cols_full: u32,
+    rows_n: u32,
+    m: Masks,
+    allow: &[u32; MAX_N as usize],
+    gap: &[u32; MAX_N as usize],
+) -> u64 {
+    assert!(gapped_runs_on(kernel) && rows_n >= 3);
+    let rows = Rows::allowing(*allow);
+    let gapped = Gapped { cols_full, gap };
+    let mut count = Count(0);
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the processor has the features each function is compiled for (checked by
+    // `gapped_runs_on`).
+    unsafe {
+        match kernel {
+            Kernel::Avx512 => avx512::count_gapped(rows_n, m, &rows, gapped, &mut count),
+            _ => avx2::count_gapped(rows_n, m, &rows, gapped, &mut count),
+        }
+    }
+    let _ = (gapped, &rows);
+    count.0
+}
+
 /// Whether a search of `rows` rows runs on `kernel`'s lanes (or else depth first).
 fn worth_lanes(kernel: Kernel, rows: u32, min_rows: u32) -> bool {
     kernel != Kernel::Dfs && rows >= min_rows && kernel.available()
@@ -226,6 +272,8 @@ trait Vector: Copy {
     unsafe fn compress(self, keep: u32) -> Self;
     /// `self << by` in every lane.
     unsafe fn shl(self, by: usize) -> Self;
+    /// `self >> by` in every lane.
+    unsafe fn shr(self, by: usize) -> Self;
     /// The index of the one set bit of every lane (lanes that are zero: undefined).
     ///
     /// By conversion to `f32`: `2^i` becomes a float of exponent `i` (`2^31`, negative as an

@@ -19,6 +19,11 @@ pub(super) struct Shared<'a> {
     need: [u32; MAX_N as usize],
     /// History words in use: row `first + i` is in word `i / 6`, bits `5 * (i % 6)..`.
     words: usize,
+    /// Gapped searches only ([`super::count_gapped`]): the distance on the board from the row
+    /// searched as `r` to the one searched as `r + 1` (the shift of the diagonals between them;
+    /// all 1 otherwise), and the board's columns.
+    gap: [u32; MAX_N as usize],
+    cols_full: u32,
 }
 
 /// One search in progress: its open nodes, with `F` fields each (4 without history).
@@ -87,7 +92,7 @@ impl<const F: usize> Search<F> {
     /// # Safety
     /// The processor must have `V`'s features.
     #[inline(always)]
-    unsafe fn step<V: Vector, S: Sink>(&mut self, sh: &Shared, sink: &mut S) {
+    unsafe fn step<V: Vector, S: Sink, const G: bool>(&mut self, sh: &Shared, sink: &mut S) {
         let lanes = sh.lanes;
         let r = if self.ready != 0 {
             31 - self.ready.leading_zeros() as usize
@@ -141,20 +146,31 @@ impl<const F: usize> Search<F> {
 
         // The children: the attacks on row r + 1.
         let c = cols.or(bit);
-        let u = up.or(bit).shl1();
-        let d = down.or(bit).shr1();
+        let (u, d) = if G {
+            let g = sh.gap[r] as usize;
+            (up.or(bit).shl(g), down.or(bit).shr(g))
+        } else {
+            (up.or(bit).shl1(), down.or(bit).shr1())
+        };
         let need = V::splat(sh.need[r]);
         let valid = k & c.and(need).eq(need);
         let attacked = c.or(u).or(d);
 
         if r == sh.n - 3 {
             // Rows n-2 and n-1: the two free columns x < y, either way round.
-            let rest = c.and_not(V::splat(full_mask(sh.n as u32)));
+            let rest = c.and_not(V::splat(sh.cols_full));
             let x = rest.lowest();
             let y = rest.xor(x);
             let pen = attacked.and_not(V::splat(sh.allow[sh.n - 2]));
-            let last = u.shl1().or(d.shr1()).and_not(V::splat(sh.allow[sh.n - 1]));
-            let apart = valid & !x.shl1().eq(y);
+            // The last row is `g` board rows below the one before it (1 unless gapped).
+            let (below, x_diag) = if G {
+                let g = sh.gap[sh.n - 2] as usize;
+                (u.shl(g).or(d.shr(g)), x.shl(g))
+            } else {
+                (u.shl1().or(d.shr1()), x.shl1())
+            };
+            let last = below.and_not(V::splat(sh.allow[sh.n - 1]));
+            let apart = valid & !x_diag.eq(y);
             let xy = apart & pen.and(x).nonzero() & last.and(y).nonzero();
             let yx = apart & pen.and(y).nonzero() & last.and(x).nonzero();
             sink.add(xy.count_ones() + yx.count_ones());
@@ -253,12 +269,13 @@ pub(super) fn with_searches<const F: usize, R>(
 /// # Safety
 /// The processor must have `V`'s features.
 #[inline(always)]
-pub(super) unsafe fn run<V: Vector, S: Sink, const F: usize>(
+pub(super) unsafe fn run<V: Vector, S: Sink, const F: usize, const G: bool>(
     s: &mut [Search<F>; WAYS],
     n: u32,
     first: u32,
     m: Masks,
     rows: &Rows,
+    gapped: Option<Gapped<'_>>,
     sink: &mut S,
 ) {
     let (n, first) = (n as usize, first as usize);
@@ -278,7 +295,10 @@ pub(super) unsafe fn run<V: Vector, S: Sink, const F: usize>(
         } else {
             0
         },
+        gap: gapped.map_or([1; MAX_N as usize], |g| *g.gap),
+        cols_full: gapped.map_or(full_mask(n as u32), |g| g.cols_full),
     };
+    debug_assert!(G == gapped.is_some());
     debug_assert!(WORDS + sh.words <= F);
     let free = !(m.cols | m.diag_up | m.diag_down) & rows.allow[first];
     if free == 0 {
@@ -301,7 +321,7 @@ pub(super) unsafe fn run<V: Vector, S: Sink, const F: usize>(
     loop {
         if s.iter().all(|s| s.open != 0) {
             for s in s.iter_mut() {
-                s.step::<V, S>(&sh, sink);
+                s.step::<V, S, G>(&sh, sink);
             }
             continue;
         }
@@ -316,7 +336,7 @@ pub(super) unsafe fn run<V: Vector, S: Sink, const F: usize>(
         let mut busy = false;
         for s in s.iter_mut() {
             if s.open != 0 {
-                s.step::<V, S>(&sh, sink);
+                s.step::<V, S, G>(&sh, sink);
                 busy = true;
             }
         }

@@ -1,0 +1,271 @@
+//! The depth-first search of the edge method: rows that already hold a queen are skipped, not
+//! searched.
+//!
+//! The bitmask search of [`crate::search::dfs`] walks the rows in order, shifting the two diagonal
+//! masks by one column per row. Here the search walks only the *free* rows (those without an
+//! edge queen) and shifts the diagonal masks by the distance to the next free row (1, 2 or 3:
+//! there are at most three edge queens below the top row), so a row holding a queen costs no
+//! node and no loop. The queens of the skipped rows are in the masks already: their columns in
+//! the column mask, their diagonals taken out of the other rows' allowed squares
+//! ([`super::Frame::rows`]). As in [`crate::search::bounded`], each level has its own loop (a macro,
+//! inlined into each other), and the last two free rows are settled with a few mask operations.
+
+use crate::search::bounded::Rows;
+use crate::search::dfs::{full_mask, Masks, MAX_N};
+
+/// The free rows of a search, as the levels see them.
+pub(crate) struct Ctx {
+    /// `allow[i]`: the squares the `i`-th free row may use.
+    pub(crate) allow: [u32; MAX_N as usize],
+    /// `gap[i]`: the distance from the `i`-th free row to the next one.
+    pub(crate) gap: [u32; MAX_N as usize],
+    /// The number of free rows.
+    pub(crate) f: usize,
+    pub(crate) full: u32,
+}
+
+/// A row is *fixed* when it allows exactly one square (an edge queen, or a pre-placed queen):
+/// its queen is placed in advance, its attacks are taken out of the free rows. The free rows
+/// from `first` and the masks on the first of them; `None` when the fixed queens attack each
+/// other or are attacked by the prefix.
+pub(crate) fn compress(n: u32, first: u32, m: Masks, rows: &Rows) -> Option<(Ctx, Masks)> {
+    let full = full_mask(n);
+    let mut fixed = [(0u32, 0u32); MAX_N as usize];
+    let mut nf = 0;
+    for r in first..n {
+        let a = rows.allow[r as usize];
+        if a.count_ones() == 1 {
+            let d = r - first;
+            if (m.cols | m.diag_up << d | m.diag_down >> d) & a != 0 {
+                return None;
+            }
+            fixed[nf] = (r, a.trailing_zeros());
+            nf += 1;
+        }
+    }
+    let fixed = &fixed[..nf];
+    let attacks = |r: u32, (qr, qc): (u32, u32)| {
+        let d = r.abs_diff(qr);
+        let mut a = 1u32 << qc;
+        if qc + d < n {
+            a |= 1 << (qc + d);
+        }
+        if d <= qc {
+            a |= 1 << (qc - d);
+        }
+        a
+    };
+    let mut c = Ctx {
+        allow: [0; MAX_N as usize],
+        gap: [0; MAX_N as usize],
+        f: 0,
+        full,
+    };
+    let mut cols = m.cols;
+    for (i, &q) in fixed.iter().enumerate() {
+        if fixed[..i].iter().any(|&p| attacks(p.0, q) >> p.1 & 1 == 1) {
+            return None;
+        }
+        cols |= 1 << q.1;
+    }
+    let mut first_free = None;
+    let mut last_free = 0;
+    for r in first..n {
+        let a = rows.allow[r as usize];
+        if a.count_ones() == 1 {
+            continue;
+        }
+        if c.f > 0 {
+            c.gap[c.f - 1] = r - last_free;
+        }
+        first_free.get_or_insert(r);
+        c.allow[c.f] = fixed.iter().fold(a & full, |a, &q| a & !attacks(r, q));
+        c.f += 1;
+        last_free = r;
+    }
+    let d = first_free.unwrap_or(first) - first;
+    let start = Masks {
+        cols,
+        diag_up: m.diag_up << d,
+        diag_down: m.diag_down >> d,
+    };
+    Some((c, start))
+}
+
+/// Counts the completions of rows `first..n` below the attacks `m` under `rows`, skipping the
+/// rows that allow a single square (their queen is placed without a search): [`compress`], then
+/// [`count_compressed`].
+#[cfg(test)]
+pub(crate) fn count(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
+    assert!(n <= MAX_N && first <= n);
+    match compress(n, first, m, rows) {
+        Some((c, m)) => count_compressed(&c, m),
+        None => 0,
+    }
+}
+
+/// Counts the completions of the free rows `c` below the attacks `m` on the first of them (made
+/// by [`compress`]): one loop per free row, the last two free rows settled by mask operations.
+/// Not inlined into its callers: it is large, and called once per unit.
+#[inline(never)]
+pub(crate) fn count_compressed(c: &Ctx, m: Masks) -> u64 {
+    let mut total = 0u64;
+    match c.f {
+        0 => total = 1,
+        1 | 2 => small(c, 0, m, &mut total),
+        3 => level3(c, m, &mut total),
+        4 => level4(c, m, &mut total),
+        5 => level5(c, m, &mut total),
+        6 => level6(c, m, &mut total),
+        7 => level7(c, m, &mut total),
+        8 => level8(c, m, &mut total),
+        9 => level9(c, m, &mut total),
+        10 => level10(c, m, &mut total),
+        11 => level11(c, m, &mut total),
+        12 => level12(c, m, &mut total),
+        13 => level13(c, m, &mut total),
+        14 => level14(c, m, &mut total),
+        15 => level15(c, m, &mut total),
+        16 => level16(c, m, &mut total),
+        17 => level17(c, m, &mut total),
+        18 => level18(c, m, &mut total),
+        19 => level19(c, m, &mut total),
+        20 => level20(c, m, &mut total),
+        21 => level21(c, m, &mut total),
+        22 => level22(c, m, &mut total),
+        23 => level23(c, m, &mut total),
+        24 => level24(c, m, &mut total),
+        25 => level25(c, m, &mut total),
+        26 => level26(c, m, &mut total),
+        27 => level27(c, m, &mut total),
+        28 => level28(c, m, &mut total),
+        29 => level29(c, m, &mut total),
+        30 => level30(c, m, &mut total),
+        31 => level31(c, m, &mut total),
+        _ => unreachable!("at most 31 rows below the top row"),
+    }
+    total
+}
+
+/// Plain recursion over the free rows `i..f` (for one or two free rows).
+fn small(c: &Ctx, i: usize, m: Masks, total: &mut u64) {
+    if i == c.f {
+        *total += 1;
+        return;
+    }
+    let g = c.gap[i];
+    let mut free = m.free(c.full) & c.allow[i];
+    while free != 0 {
+        let bit = free & free.wrapping_neg();
+        free &= free - 1;
+        let next = Masks {
+            cols: m.cols | bit,
+            diag_up: (m.diag_up | bit) << g,
+            diag_down: (m.diag_down | bit) >> g,
+        };
+        small(c, i + 1, next, total);
+    }
+}
+
+/// The last two free rows (`m`: the attacks on the first of them). Exactly two columns `x < y`
+/// are left; `x` then `y` completes the board iff `x` is free in the first row, `y` is free in
+/// the second from the rows above, and `x`, `y` do not share a diagonal across the gap `d`
+/// between the two rows (and symmetrically).
+#[inline(always)]
+fn level2(c: &Ctx, m: Masks, total: &mut u64) {
+    let i = c.f - 2;
+    let d = c.gap[i & 31];
+    let rest = c.full & !m.cols;
+    let x = rest & rest.wrapping_neg();
+    let y = rest ^ x;
+    let pen = !(m.cols | m.diag_up | m.diag_down) & c.allow[i & 31];
+    let last = c.allow[(i + 1) & 31] & !(m.diag_up << d | m.diag_down >> d);
+    let apart = x << d != y;
+    let xy = (pen & x != 0) & (last & y != 0) & apart;
+    let yx = (pen & y != 0) & (last & x != 0) & apart;
+    *total += u64::from(xy) + u64::from(yx);
+}
+
+/// Defines `level{k}`: the loop over the squares of the `k`-th free row from the end.
+macro_rules! levels {
+    ($($name:ident $k:literal $inner:ident;)*) => {$(
+        #[inline(always)]
+        fn $name(c: &Ctx, m: Masks, total: &mut u64) {
+            let i = c.f - $k;
+            let g = c.gap[i & 31];
+            // Allowed squares lie inside the board: no `& full`.
+            let mut free = !(m.cols | m.diag_up | m.diag_down) & c.allow[i & 31];
+            while free != 0 {
+                let bit = free & free.wrapping_neg();
+                free &= free - 1;
+                let next = Masks {
+                    cols: m.cols | bit,
+                    diag_up: (m.diag_up | bit) << g,
+                    diag_down: (m.diag_down | bit) >> g,
+                };
+                $inner(c, next, total);
+            }
+        }
+    )*};
+}
+
+levels! {
+    level3 3 level2;
+    level4 4 level3;
+    level5 5 level4;
+    level6 6 level5;
+    level7 7 level6;
+    level8 8 level7;
+    level9 9 level8;
+    level10 10 level9;
+    level11 11 level10;
+    level12 12 level11;
+    level13 13 level12;
+    level14 14 level13;
+    level15 15 level14;
+    level16 16 level15;
+    level17 17 level16;
+    level18 18 level17;
+    level19 19 level18;
+    level20 20 level19;
+    level21 21 level20;
+    level22 22 level21;
+    level23 23 level22;
+    level24 24 level23;
+    level25 25 level24;
+    level26 26 level25;
+    level27 27 level26;
+    level28 28 level27;
+    level29 29 level28;
+    level30 30 level29;
+    level31 31 level30;
+}
+
+/// The number of nodes (queens placed in free rows) of the tree [`count_compressed`] walks, the last two
+/// free rows counted as if searched one queen at a time.
+pub fn nodes(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
+    let Some((c, m)) = compress(n, first, m, rows) else {
+        return 0;
+    };
+    fn go(c: &Ctx, i: usize, m: Masks) -> u64 {
+        if i == c.f {
+            return 0;
+        }
+        let g = c.gap[i];
+        let mut free = m.free(c.full) & c.allow[i];
+        let mut nodes = 0;
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free &= free - 1;
+            nodes += 1;
+            let next = Masks {
+                cols: m.cols | bit,
+                diag_up: (m.diag_up | bit) << g,
+                diag_down: (m.diag_down | bit) >> g,
+            };
+            nodes += go(c, i + 1, next);
+        }
+        nodes
+    }
+    go(&c, 0, m)
+}

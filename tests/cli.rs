@@ -42,7 +42,7 @@ fn count_json_has_the_fields() {
     assert_eq!(v["total"], 724);
     assert_eq!(v["threads"], 2);
     assert_eq!(v["split_depth"], 2);
-    assert_eq!(v["method"], "d4");
+    assert_eq!(v["method"], "edge");
     assert!(v["units"].as_u64().unwrap() > 0);
     assert!(v["elapsed_s"].as_f64().unwrap() >= 0.0);
     assert!(v.get("unique").is_none());

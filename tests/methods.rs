@@ -35,8 +35,8 @@ fn counts(
 }
 
 #[test]
-fn d4_is_the_default_method() {
-    assert_eq!(Job::new(12).unwrap().method(), Method::D4);
+fn edge_is_the_default_method() {
+    assert_eq!(Job::new(12).unwrap().method(), Method::Edge);
     assert_eq!("d4".parse::<Method>().unwrap(), Method::D4);
     assert_eq!("edge".parse::<Method>().unwrap(), Method::Edge);
     assert_eq!(Method::ALL.len(), 4);

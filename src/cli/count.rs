@@ -17,14 +17,16 @@ pub struct CountArgs {
     #[arg(short, long, value_parser = parse_threads, allow_negative_numbers = true)]
     threads: Option<usize>,
     /// Rows whose queens define the work units, 1 to 4 [default: 2 to 4, the shallowest with at
-    /// least 16 units per thread]. With d4, units whose first queen is in the corner always fix
-    /// two rows (the second queen sets the corner's bound).
+    /// least 16 units per thread]. With edge, a unit is one placement of the four edge queens
+    /// and of the first K - 1 rows (at least the top row). With d4, units whose first queen is in
+    /// the corner always fix two rows (the second queen sets the corner's bound).
     #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = super::whole::<u32>)]
     split_depth: Option<u32>,
-    /// Search method: d4 (all 8 symmetries: one search per class of solutions, total and
-    /// unique in one pass; the fastest), mirror (halves the search by left-right symmetry) or
-    /// plain (no symmetry).
-    #[arg(long, default_value = "d4", value_parser = parse_method_arg)]
+    /// Search method: edge (the four edge queens first, one search per class of them; total and
+    /// unique in one pass; the fastest), d4 (all 8 symmetries, top down), mirror (halves the
+    /// search by left-right symmetry) or plain (no symmetry). With --place, edge and d4 fall back
+    /// to mirror unless every symmetry maps the queens to themselves (the report names the method).
+    #[arg(long, default_value = "edge", value_parser = parse_method_arg)]
     method: Method,
     /// Also count the solutions distinct up to rotation and reflection (printed after the total).
     #[arg(long)]

@@ -21,8 +21,8 @@ pub struct VerifyArgs {
     /// Check the number of solutions distinct up to symmetry too.
     #[arg(long)]
     unique: bool,
-    /// Search method: d4 (the fastest), mirror or plain.
-    #[arg(long, default_value = "d4", value_parser = super::count::parse_method_arg)]
+    /// Search method: edge (the fastest), d4, mirror or plain.
+    #[arg(long, default_value = "edge", value_parser = super::count::parse_method_arg)]
     method: Method,
     #[command(flatten)]
     engine: super::devices::EngineArgs,

@@ -127,13 +127,14 @@ pub fn check_n(n: u64) -> Result<u32> {
 pub const UNITS_PER_THREAD: usize = 16;
 
 impl Job {
-    /// A job counting all solutions for an `n`×`n` board with the default method and the default
-    /// split depth for this machine's logical cores.
+    /// A job counting all solutions for an `n`×`n` board with the default method ([`Method::Edge`],
+    /// the fastest: `docs/ALGORITHM.md`) and the default split depth for this machine's logical
+    /// cores.
     pub fn new(n: u32) -> Result<Job> {
         let n = check_n(u64::from(n))?;
         let job = Job {
             n,
-            method: Method::D4,
+            method: Method::Edge,
             split_depth: 2.min(n),
             placed: Vec::new(),
             unique: false,

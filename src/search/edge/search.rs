@@ -12,6 +12,7 @@
 
 use crate::search::bounded::Rows;
 use crate::search::dfs::{full_mask, Masks, MAX_N};
+use crate::search::lanes::AHEAD;
 
 /// The free rows of a search, as the levels see them.
 pub(crate) struct Ctx {
@@ -22,6 +23,31 @@ pub(crate) struct Ctx {
     /// The number of free rows.
     pub(crate) f: usize,
     pub(crate) full: u32,
+    /// `ahead[j][i]`: the distance on the board from the `i + 1`-th free row to the free row
+    /// `f - 1 - j`, one of the last rows checked ahead (see [`alive`]).
+    pub(crate) ahead: [[u32; MAX_N as usize]; AHEAD],
+}
+
+/// Whether the child `next` of a queen in free row `i` (its attacks on free row `i + 1`) leaves
+/// a square free in each of the last [`AHEAD`] free rows below row `i + 1`. The lane kernels
+/// drop a child that does not at once ([`crate::search::lanes::count_gapped`]) instead of
+/// searching it down to that row: at N = 15 that cuts the nodes by 17 % (the queen placed is
+/// still a node) and at N = 17 the time on one thread by about 10 %. [`nodes`] walks that tree.
+/// The depth-first levels here do not check: there the check cost more than it saved (N = 16,
+/// one thread: 1.15 s against 1.00 s, and 1.02–1.05 s when checking only with 5 to 9 rows
+/// left).
+#[inline(always)]
+fn alive(c: &Ctx, i: usize, next: Masks) -> bool {
+    let mut ok = true;
+    for j in 0..AHEAD {
+        let row = c.f - 1 - j;
+        if row > i + 1 {
+            let by = c.ahead[j][i & 31];
+            let there = next.cols | next.diag_up << by | next.diag_down >> by;
+            ok &= c.allow[row & 31] & !there != 0;
+        }
+    }
+    ok
 }
 
 /// A row is *fixed* when it allows exactly one square (an edge queen, or a pre-placed queen):
@@ -60,6 +86,7 @@ pub(crate) fn compress(n: u32, first: u32, m: Masks, rows: &Rows) -> Option<(Ctx
         gap: [0; MAX_N as usize],
         f: 0,
         full,
+        ahead: [[0; MAX_N as usize]; AHEAD],
     };
     let mut cols = m.cols;
     for (i, &q) in fixed.iter().enumerate() {
@@ -82,6 +109,15 @@ pub(crate) fn compress(n: u32, first: u32, m: Masks, rows: &Rows) -> Option<(Ctx
         c.allow[c.f] = fixed.iter().fold(a & full, |a, &q| a & !attacks(r, q));
         c.f += 1;
         last_free = r;
+    }
+    let mut pos = [0u32; MAX_N as usize];
+    for i in 1..c.f {
+        pos[i] = pos[i - 1] + c.gap[i - 1];
+    }
+    for (j, ahead) in c.ahead.iter_mut().enumerate() {
+        for i in 0..c.f.saturating_sub(2 + j) {
+            ahead[i] = pos[c.f - 1 - j] - pos[i + 1];
+        }
     }
     let d = first_free.unwrap_or(first) - first;
     let start = Masks {
@@ -241,8 +277,9 @@ levels! {
     level31 31 level30;
 }
 
-/// The number of nodes (queens placed in free rows) of the tree [`count_compressed`] walks, the last two
-/// free rows counted as if searched one queen at a time.
+/// The number of nodes (queens placed in free rows) of the tree the lane kernels walk: that of
+/// [`count_compressed`] with the last rows checked ahead ([`alive`]), the last two free rows
+/// counted as if searched one queen at a time.
 pub fn nodes(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
     let Some((c, m)) = compress(n, first, m, rows) else {
         return 0;
@@ -263,7 +300,9 @@ pub fn nodes(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
                 diag_up: (m.diag_up | bit) << g,
                 diag_down: (m.diag_down | bit) >> g,
             };
-            nodes += go(c, i + 1, next);
+            if alive(c, i, next) {
+                nodes += go(c, i + 1, next);
+            }
         }
         nodes
     }

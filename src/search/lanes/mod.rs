@@ -281,6 +281,10 @@ trait Vector: Copy {
     unsafe fn index(self) -> Self;
 }
 
+/// Gapped searches ([`count_gapped`]) check this many of their last rows ahead: a child that
+/// leaves one of them no free square is dropped at once.
+pub(crate) const AHEAD: usize = 2;
+
 /// The most lanes of any [`Vector`].
 const MAX_LANES: usize = 16;
 /// Room per row: fewer than two registers of open nodes, plus a register written past the end.

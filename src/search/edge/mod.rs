@@ -36,7 +36,7 @@
 //!
 //! Any member of a class of frames can be its representative; the method takes the one whose
 //! inner search looks cheapest (fewest free squares in its first rows, see [`cost`]), which
-//! matters: the eight orientations of a frame differ by a factor of up to two in nodes.
+//! matters: summed over the classes, the worst orientations have twice the nodes of the best.
 //!
 //! The idea of pre-placing the border queens, one canonical pre-placement per symmetry class
 //! weighted by its symmetry, is that of the Q27 project (Th. B. Preußer, M. R. Engelhardt,
@@ -421,7 +421,7 @@ pub(crate) fn count_part(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) ->
 /// queen skipped: on the lanes where they run ([`lanes::count_gapped`]), else depth first.
 ///
 /// Searching those rows instead, as rows with one allowed square (`lanes::count` on
-/// [`Frame::rows`]), gives the same counts and took 0.86 s against 0.75 s at N = 17 (one
+/// [`Frame::rows`]), gives the same counts and took 0.86 s against 0.75 s at N = 17 (first version, one
 /// thread, AVX-512): 11 % more nodes, and the last two rows settled without a search are then
 /// the last free row and the bottom queen's, not the last two free rows.
 pub(crate) fn count(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {

@@ -70,6 +70,12 @@ pub fn estimate_unit_with(plan: &Plan, unit: &Unit, horizon: u32) -> f64 {
     }
 }
 
+/// How much longer a D4 side unit takes per node for each step of its bound: such a unit runs
+/// up to seven searches, six of them visiting their solutions one by one to classify them
+/// (measured with the AVX-512 lane kernel, N = 17 and 18: 0.6 to 0.9 ns a node for bound 1,
+/// 1.5 to 1.75 ns for bound 7).
+const SIDE_TIME_PER_BOUND: f64 = 1.08;
+
 /// The estimate of a D4 unit: the lookahead walks the branch's bound masks (the tree the search
 /// walks), and the rows guessed below it are weighted as follows (fitted on the node counts
 /// of every unit for N = 16, 17, 18; `docs/ETA.md` has the numbers):
@@ -77,10 +83,14 @@ pub fn estimate_unit_with(plan: &Plan, unit: &Unit, horizon: u32) -> f64 {
 /// * a side branch with bound `a` forbids the side columns in its last `a` rows because both
 ///   side queens must be placed by row `n-1-a`; the free product counts those squares as free
 ///   (it ignores the columns later queens take everywhere else too), and weighs instead the
-///   chance that both side queens fit into rows `a..=n-1-a`: the factor
-///   `((n - 2a) / (n - 1 - a))^0.75`. Squaring the restricted rows' free counts made the
-///   estimate fall about 2.2× per step of `a`: side 7 units were estimated at 1/23 to 1/70 of
-///   their real share and side 1 units at twice theirs.
+///   chance that both side queens fit into rows `a..=n-1-a`: with `w = (n - 2a) / (n - 1 - a)`
+///   the share of those rows, the factor `w^0.75 * exp(-0.15 (1/w - 1)^2)`. Squaring the
+///   restricted rows' free counts made the estimate fall about 2.2× per step of `a`: side 7
+///   units were estimated at 1/23 to 1/70 of their real share and side 1 units at twice theirs;
+///   now every branch's share of the nodes is within 0.91 to 1.15 of its estimate (0.72 for
+///   bound 7 at N = 17).
+/// * a side unit's estimate is multiplied by [`SIDE_TIME_PER_BOUND`] per step of its bound, as
+///   the estimate is of time, not of nodes.
 fn d4_estimate(n: u32, unit: &Unit, rows: &[u32; MAX_N as usize], horizon: u32) -> f64 {
     let walk = crate::search::d4::unit_allow(n, unit, rows);
     let depth = u32::from(unit.depth);
@@ -95,7 +105,15 @@ fn d4_estimate(n: u32, unit: &Unit, rows: &[u32; MAX_N as usize], horizon: u32) 
     }
     let window = ((f64::from(m + 1) - 2.0 * f64::from(a)) / f64::from(m - a)).max(0.0);
     // x^0.75 with correctly rounded operations only (powf may differ between platforms).
-    let factor = window.sqrt() * window.sqrt().sqrt();
+    let mut factor = window.sqrt() * window.sqrt().sqrt();
+    if window > 0.0 {
+        // About exp(-x), as a ratio of sums (exp may differ between platforms too).
+        let x = 0.15 * (1.0 / window - 1.0) * (1.0 / window - 1.0);
+        factor /= 1.0 + x + x * x / 2.0;
+    }
+    for _ in 0..a {
+        factor *= SIDE_TIME_PER_BOUND;
+    }
     factor * lookahead(n, depth, unit.masks, horizon, &walk, &guess)
 }
 

@@ -48,6 +48,13 @@ pub fn estimate(plan: &Plan) -> Vec<u64> {
         .collect()
 }
 
+/// The class of a unit for learning how its estimate relates to its real time
+/// ([`super::eta`]): the column of its first queen (for the D4 method, its branch: 0 the
+/// corner, `a` the side branch with bound `a`). Units of one class are estimated alike.
+pub fn class(unit: &Unit) -> u32 {
+    u32::from(unit.prefix[0])
+}
+
 /// The unscaled estimate of one unit of `plan`.
 pub fn estimate_unit(plan: &Plan, unit: &Unit) -> f64 {
     estimate_unit_with(plan, unit, horizon(u32::from(unit.depth)))

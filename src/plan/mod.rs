@@ -13,6 +13,7 @@
 //! ```
 
 pub mod cost;
+pub mod eta;
 mod evaluate;
 mod job;
 mod units;

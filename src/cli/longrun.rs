@@ -22,6 +22,7 @@ use nqueens::longrun::lock::RunLock;
 use nqueens::longrun::shard::{self, ShardResult, ShardSpec};
 use nqueens::longrun::store::{self, Identity, StoreError};
 use nqueens::plan::cost;
+use nqueens::plan::eta::Planned;
 use nqueens::{Counts, Engine, Job, Observer, Plan, RunOptions, Unit};
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
@@ -225,15 +226,21 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
     } else {
         Mode::Off
     };
-    let cost_of = |units: &mut dyn Iterator<Item = u32>| -> u128 {
-        units.map(|i| u128::from(costs[i as usize])).sum()
+    let planned = |units: &mut dyn Iterator<Item = u32>| -> Vec<Planned> {
+        units
+            .map(|i| Planned {
+                id: i,
+                cost: costs[i as usize] as f64,
+                class: cost::class(&plan.units()[i as usize]),
+            })
+            .collect()
     };
     let progress = Progress::new(
         mode,
+        threads,
         mine.len(),
-        resumed,
-        cost_of(&mut mine.iter().copied()),
-        cost_of(&mut ckpt.done.keys().copied()),
+        planned(&mut todo.iter().copied()),
+        &planned(&mut ckpt.done.keys().copied()),
     );
     let prior = ckpt.elapsed;
     let mut driver = Driver {
@@ -245,7 +252,6 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
         start: Instant::now(),
         ckpt: &mut ckpt,
         progress,
-        costs: &costs,
         error: None,
     };
     if driver.path.is_some() && resumed == 0 {
@@ -364,7 +370,6 @@ struct Driver<'a> {
     start: Instant,
     ckpt: &'a mut Checkpoint,
     progress: Progress,
-    costs: &'a [u64],
     error: Option<StoreError>,
 }
 
@@ -396,11 +401,11 @@ impl Observer for Driver<'_> {
         &mut self,
         unit: &Unit,
         counts: Counts,
-        _timing: nqueens::engine::UnitTiming,
+        timing: nqueens::engine::UnitTiming,
     ) -> ControlFlow<()> {
         self.ckpt.done.insert(unit.index, counts);
         self.dirty = true;
-        self.progress.unit_done(self.costs[unit.index as usize]);
+        self.progress.unit_done(unit.index, &timing);
         self.save_if_due()
     }
 

@@ -1,11 +1,18 @@
 //! Progress of a count on stderr: a bar on a terminal, plain lines in a log.
 //!
 //! Progress is measured in estimated work ([`nqueens::plan::cost`]), not in units, so that the ETA
-//! stays honest when the units differ in size; it is updated once per finished unit and on the
-//! engine's ticks, never from the search itself.
+//! stays honest when the units differ in size, and the estimate is corrected as units finish by
+//! their measured times ([`nqueens::plan::eta`]): the share shown is of the corrected work, and
+//! the ETA replays the workers' schedule of the units left. It is updated once per finished
+//! unit and on the engine's ticks, never from the search itself.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use nqueens::engine::UnitTiming;
+use nqueens::plan::eta::{Eta, Planned};
 use std::time::{Duration, Instant};
+
+/// How often the ETA is worked out again at most (a bar is redrawn on every finished unit).
+const RECOMPUTE: Duration = Duration::from_millis(250);
 
 /// How progress is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,20 +34,20 @@ pub struct Progress {
     units_total: usize,
     units_done: usize,
     units_at_start: usize,
-    cost_total: u128,
-    cost_done: u128,
-    cost_at_start: u128,
+    eta: Eta,
+    /// The last (share done, seconds left) worked out, and when.
+    cached: Option<(Instant, f64, Option<f64>)>,
 }
 
 impl Progress {
-    /// Progress of a run of `units_total` units of estimated total cost `cost_total`, of which
-    /// `units_done` (costing `cost_done`) were finished by earlier runs.
+    /// Progress of a job of `units_total` units: this run does `todo` (in the order the engine
+    /// starts them) on `threads` workers; earlier runs did `done`.
     pub fn new(
         mode: Mode,
+        threads: usize,
         units_total: usize,
-        units_done: usize,
-        cost_total: u128,
-        cost_done: u128,
+        todo: Vec<Planned>,
+        done: &[Planned],
     ) -> Progress {
         let bar = (mode == Mode::Bar).then(|| {
             let bar = ProgressBar::with_draw_target(Some(1_000_000), ProgressDrawTarget::stderr());
@@ -57,20 +64,20 @@ impl Progress {
             start: now,
             last_line: now,
             units_total,
-            units_done,
-            units_at_start: units_done,
-            cost_total: cost_total.max(1),
-            cost_done,
-            cost_at_start: cost_done,
+            units_done: done.len(),
+            units_at_start: done.len(),
+            eta: Eta::new(threads, todo).with_done_before(done),
+            cached: None,
         };
         p.draw();
         p
     }
 
-    /// A unit of estimated cost `cost` finished.
-    pub fn unit_done(&mut self, cost: u64) {
+    /// The unit `index` finished, as the engine timed it.
+    pub fn unit_done(&mut self, index: u32, timing: &UnitTiming) {
         self.units_done += 1;
-        self.cost_done += u128::from(cost);
+        let (started, elapsed) = (timing.started.as_secs_f64(), timing.elapsed.as_secs_f64());
+        self.eta.finished(index, timing.worker, started, elapsed);
         self.draw();
     }
 
@@ -84,6 +91,7 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         } else if let Mode::Lines(_) = self.mode {
+            self.cached = None;
             eprintln!("{}", self.line());
         }
     }
@@ -92,44 +100,50 @@ impl Progress {
         match self.mode {
             Mode::Off => {}
             Mode::Bar => {
-                if let Some(bar) = &self.bar {
-                    self.update_bar(bar);
+                if let Some(bar) = self.bar.clone() {
+                    self.update_bar(&bar);
                 }
             }
             Mode::Lines(every) => {
                 if self.last_line.elapsed() >= every {
                     self.last_line = Instant::now();
+                    self.cached = None;
                     eprintln!("{}", self.line());
                 }
             }
         }
     }
 
-    fn update_bar(&self, bar: &ProgressBar) {
-        bar.set_position((self.fraction() * 1e6) as u64);
+    fn update_bar(&mut self, bar: &ProgressBar) {
+        let (fraction, _) = self.estimate();
+        bar.set_position((fraction * 1e6) as u64);
         bar.set_message(self.summary());
     }
 
-    /// The share of the estimated work done, 0..=1.
-    fn fraction(&self) -> f64 {
-        (self.cost_done as f64 / self.cost_total as f64).min(1.0)
-    }
-
-    /// The expected time to the end, from the rate of estimated work in this run.
-    fn eta(&self) -> Option<Duration> {
-        let run_cost = self.cost_done - self.cost_at_start;
-        if run_cost == 0 {
-            return None;
+    /// The share of the (corrected) estimated work done, 0..=1, and the seconds left if known;
+    /// worked out again when [`RECOMPUTE`] has passed or the count of finished units changed
+    /// to all.
+    fn estimate(&mut self) -> (f64, Option<f64>) {
+        let all_done = self.units_done == self.units_total;
+        if let Some((at, fraction, left)) = self.cached {
+            if at.elapsed() < RECOMPUTE && !all_done {
+                return (fraction, left);
+            }
         }
-        let left = self.cost_total.saturating_sub(self.cost_done) as f64;
-        let secs = self.start.elapsed().as_secs_f64() * left / run_cost as f64;
-        Some(Duration::from_secs_f64(secs.min(1e12)))
+        let now = self.start.elapsed().as_secs_f64();
+        let (fraction, left) = (self.eta.fraction_done(now), self.eta.remaining(now));
+        self.cached = Some((Instant::now(), fraction, left));
+        (fraction, left)
     }
 
-    fn summary(&self) -> String {
+    fn summary(&mut self) -> String {
+        let (_, left) = self.estimate();
         let elapsed = self.start.elapsed();
         let rate = (self.units_done - self.units_at_start) as f64 / elapsed.as_secs_f64().max(1e-9);
-        let eta = self.eta().map_or_else(|| "?".into(), clock);
+        let eta = left.map_or_else(
+            || "?".into(),
+            |s| clock(Duration::from_secs_f64(s.clamp(0.0, 1e12).round())),
+        );
         format!(
             "{}/{} units, {rate:.1} units/s, elapsed {}, ETA {eta}",
             self.units_done,
@@ -138,10 +152,11 @@ impl Progress {
         )
     }
 
-    fn line(&self) -> String {
+    fn line(&mut self) -> String {
+        let (fraction, _) = self.estimate();
         format!(
             "nqueens: progress: {:.1}% of the estimated work, {}",
-            self.fraction() * 100.0,
+            fraction * 100.0,
             self.summary()
         )
     }
@@ -168,15 +183,39 @@ mod tests {
         assert_eq!(clock(Duration::from_secs(90000)), "1d 1:00:00");
     }
 
+    fn planned(costs: &[f64]) -> Vec<Planned> {
+        costs
+            .iter()
+            .enumerate()
+            .map(|(i, &cost)| Planned {
+                id: i as u32,
+                cost,
+                class: 0,
+            })
+            .collect()
+    }
+
     #[test]
-    fn eta_follows_estimated_work() {
-        let mut p = Progress::new(Mode::Off, 4, 1, 100, 10);
-        assert_eq!(p.eta(), None);
-        p.unit_done(45);
-        assert!((p.fraction() - 0.55).abs() < 1e-9);
-        // 45 of the 90 left were done in this run: as long again to go.
-        let eta = p.eta().unwrap().as_secs_f64();
-        let took = p.start.elapsed().as_secs_f64();
-        assert!(eta <= took + 1e-3);
+    fn progress_follows_the_corrected_work() {
+        let all = planned(&[10.0, 45.0, 45.0]);
+        let mut p = Progress::new(Mode::Off, 1, 3, all[1..].to_vec(), &all[..1]);
+        let (fraction, left) = p.estimate();
+        assert!((fraction - 0.1).abs() < 1e-9 && left.is_none());
+        let timing = |started: u64, elapsed: u64| UnitTiming {
+            worker: 0,
+            started: Duration::from_secs(started),
+            elapsed: Duration::from_secs(elapsed),
+        };
+        p.unit_done(1, &timing(0, 9));
+        p.cached = None;
+        let (fraction, left) = p.estimate();
+        assert!((fraction - 0.55).abs() < 1e-9);
+        // 45 of the estimate took 9 s (as the engine timed it); the unit left started then.
+        assert!(left.unwrap() > 0.0 && left.unwrap() <= 9.0);
+        p.unit_done(2, &timing(9, 9));
+        assert_eq!(p.estimate(), (1.0, Some(0.0)));
+        assert!(p
+            .line()
+            .starts_with("nqueens: progress: 100.0% of the estimated work, 3/3"));
     }
 }

@@ -571,3 +571,36 @@ fn a_full_disk_names_the_users_file_only() {
     assert!(!stderr.contains(".q.ckpt."), "{stderr}");
     assert!(!stderr.contains("at path"), "{stderr}");
 }
+
+/// A checkpoint resumes with its own method when none is given (one written before the default
+/// changed, for instance); a method given that differs is refused as a different job.
+#[test]
+fn a_checkpoint_resumes_with_its_method_when_none_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("c.json");
+    let ckpt = ckpt.to_str().unwrap();
+    nq().args([
+        "count",
+        "12",
+        "--method",
+        "d4",
+        "--checkpoint",
+        ckpt,
+        "--quiet",
+    ])
+    .assert()
+    .success()
+    .stdout("14200\n");
+    let out = nq()
+        .args(["count", "12", "--checkpoint", ckpt, "--quiet", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["method"], "d4");
+    assert_eq!(j["total"], 14200);
+    assert_eq!(j["resumed_units"], j["units"]);
+    nq().args(["count", "12", "--method", "mirror", "--checkpoint", ckpt])
+        .assert()
+        .code(2);
+}

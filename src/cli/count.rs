@@ -26,8 +26,9 @@ pub struct CountArgs {
     /// unique in one pass; the fastest), d4 (all 8 symmetries, top down), mirror (halves the
     /// search by left-right symmetry) or plain (no symmetry). With --place, edge and d4 fall back
     /// to mirror unless every symmetry maps the queens to themselves (the report names the method).
-    #[arg(long, default_value = "edge", value_parser = parse_method_arg)]
-    method: Method,
+    /// [default: edge, or the method of the checkpoint being resumed]
+    #[arg(long, value_parser = parse_method_arg)]
+    method: Option<Method>,
     /// Also count the solutions distinct up to rotation and reflection (printed after the total).
     #[arg(long)]
     unique: bool,
@@ -50,7 +51,11 @@ pub fn parse_method_arg(s: &str) -> Result<Method, String> {
 pub fn run(args: &CountArgs) -> Result<ExitCode> {
     let threads = args.threads.unwrap_or_else(default_threads);
     let job = Job::new(args.n)?
-        .with_method(args.method)
+        .with_method(
+            args.method
+                .or_else(|| args.long.checkpoint_method())
+                .unwrap_or_default(),
+        )
         .with_unique(args.unique)
         .with_placed(&args.place)?;
     let job = match args.split_depth.or_else(|| args.long.default_depth(args.n)) {

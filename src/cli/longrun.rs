@@ -23,7 +23,7 @@ use nqueens::longrun::shard::{self, ShardResult, ShardSpec};
 use nqueens::longrun::store::{self, Identity, StoreError};
 use nqueens::plan::cost;
 use nqueens::plan::eta::Planned;
-use nqueens::{Counts, Engine, Job, Observer, Plan, RunOptions, Unit};
+use nqueens::{Counts, Engine, Job, Method, Observer, Plan, RunOptions, Unit};
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::ops::ControlFlow;
@@ -86,6 +86,13 @@ impl LongRunArgs {
             || self.out.is_some()
             || self.progress
             || (!self.quiet && std::io::stderr().is_terminal())
+    }
+
+    /// The method to use when none is given: the checkpoint's, when one is being resumed (so
+    /// a checkpoint of an earlier default method resumes as it was started).
+    pub fn checkpoint_method(&self) -> Option<Method> {
+        let c = Checkpoint::load(self.checkpoint.as_ref()?).ok()?;
+        c.identity.method.parse().ok()
     }
 
     /// The split depth to use when none is given: the checkpoint's, or the shard default.

@@ -24,6 +24,13 @@ pub enum Method {
     Edge,
 }
 
+impl Default for Method {
+    /// The fastest method, [`Method::Edge`] (`docs/ALGORITHM.md`).
+    fn default() -> Method {
+        Method::Edge
+    }
+}
+
 impl Method {
     /// Every method, in the order they were added.
     pub const ALL: [Method; 4] = [Method::Plain, Method::Mirror, Method::D4, Method::Edge];
@@ -134,7 +141,7 @@ impl Job {
         let n = check_n(u64::from(n))?;
         let job = Job {
             n,
-            method: Method::Edge,
+            method: Method::default(),
             split_depth: 2.min(n),
             placed: Vec::new(),
             unique: false,

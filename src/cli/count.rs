@@ -18,8 +18,8 @@ pub struct CountArgs {
     threads: Option<usize>,
     /// Rows whose queens define the work units, 1 to 4 [default: 2 to 4, the shallowest with at
     /// least 16 units per thread]. With edge, a unit is one placement of the four edge queens
-    /// and of the first K - 1 rows (at least the top row). With d4, units whose first queen is in
-    /// the corner always fix two rows (the second queen sets the corner's bound).
+    /// and of the top row (K = 1 to 3) or the top two rows (K = 4). With d4, units whose first
+    /// queen is in the corner always fix two rows (the second queen sets the corner's bound).
     #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = super::whole::<u32>)]
     split_depth: Option<u32>,
     /// Search method: edge (the four edge queens first, one search per class of them; total and

@@ -86,7 +86,13 @@ fn a_small_benchmark_writes_five_valid_files() {
             (_, Ok(s)) => assert!(s > 0.0),
             (_, Err(e)) => panic!("scaling: {e}"),
         }
-        assert!(row[15].parse::<u64>().unwrap() > 0);
+        // Nodes below the units' prefixes: none at all where edge's units (the four edge queens
+        // and the split rows) already fix every row of a 6×6 board.
+        let nodes: u64 = row[15].parse().unwrap();
+        assert!(
+            nodes > 0 || (&row[2] == "edge" && &row[0] == "6"),
+            "{row:?}"
+        );
         // The kernel: the serial solver's depth-first search, or the engine's best.
         if i % 5 == 0 {
             assert_eq!(&row[19], "dfs");

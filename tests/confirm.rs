@@ -51,7 +51,7 @@ fn refused_hours(args: &[&str], stdin: &str) -> f64 {
 fn verify_and_count_of_centuries_stop_at_once_with_the_estimate() {
     // The estimate is the library's, for the kernel this machine runs (AVX-512 on the
     // development machine: N = 21 1.9 hours, N = 27 202 years), rounded to two digits.
-    let model = |n: u32| estimate::cpu_time_of(n, Method::D4, false, Kernel::best());
+    let model = |n: u32| estimate::cpu_time_of(n, Method::default(), false, Kernel::best());
     let close = |shown: f64, hours: f64| (shown / hours - 1.0).abs() < 0.05;
     let hours = |d: Duration| d.as_secs_f64() / 3600.0;
     // verify --max 27: the sum over N = 1..27, most of it N = 27.
@@ -62,7 +62,12 @@ fn verify_and_count_of_centuries_stop_at_once_with_the_estimate() {
     // N = 21 is the first over an hour with the defaults; slower choices get there sooner.
     let n21 = refused_hours(&["count", "21"], "");
     assert!(close(n21, hours(model(21))) && n21 > 1.0, "{n21}");
-    refused_hours(&["count", "20", "--kernel", "dfs", "--quiet"], "");
+    refused_hours(
+        &[
+            "count", "20", "--method", "d4", "--kernel", "dfs", "--quiet",
+        ],
+        "",
+    );
     refused_hours(
         &["verify", "--max", "20", "--method", "plain", "--unique"],
         "",

@@ -58,7 +58,10 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
         )
         .with_unique(args.unique)
         .with_placed(&args.place)?;
-    let job = match args.split_depth.or_else(|| args.long.default_depth(args.n)) {
+    let job = match args
+        .split_depth
+        .or_else(|| args.long.default_depth(args.n, job.method()))
+    {
         Some(depth) => job.with_split_depth(depth)?,
         None => job.with_default_split_depth(threads),
     };

@@ -95,14 +95,36 @@ impl LongRunArgs {
         c.identity.method.parse().ok()
     }
 
-    /// The split depth to use when none is given: the checkpoint's, or the shard default.
-    pub fn default_depth(&self, n: u32) -> Option<u32> {
+    /// The split depth to use when none is given: the checkpoint's, or the shard default (for
+    /// `method`: edge's units hold the four edge queens besides the split rows, so depth 1, one
+    /// unit per frame, already gives tens of thousands; depth 4 (the top two rows) for many
+    /// shards).
+    pub fn default_depth(&self, n: u32, method: Method) -> Option<u32> {
         if let Some(path) = &self.checkpoint {
             if let Ok(c) = Checkpoint::load(path) {
                 return Some(c.identity.split_depth);
             }
         }
-        self.shard.map(|s| if s.count > 64 { 4 } else { 3 }.min(n))
+        self.shard.map(|s| {
+            let deep = s.count > 64;
+            match method {
+                Method::Edge => {
+                    if deep {
+                        4
+                    } else {
+                        1
+                    }
+                }
+                _ => {
+                    if deep {
+                        4
+                    } else {
+                        3
+                    }
+                }
+            }
+            .min(n)
+        })
     }
 }
 

@@ -65,20 +65,7 @@ fn a_stopped_run_reports_what_it_finished() {
 
 // ---- Counted parts and the rest (any kernel) ----
 
-/// A small deterministic generator (xorshift64*), so that failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, k: u64) -> u64 {
-        self.next() % k
-    }
-}
+use crate::search::opencl::tests::Rng;
 
 /// Jobs of every method, unique or not, split depth, with and without pre-placed queens.
 fn jobs(n: u32) -> Vec<Job> {
@@ -222,7 +209,7 @@ fn opencl_counts_sampled_units_like_the_cpu() {
                 let mut batch = Batch::default();
                 let mut want = Vec::new();
                 for _ in 0..samples {
-                    let unit = &units[rng.below(units.len() as u64) as usize];
+                    let unit = &units[rng.below(units.len() as u32) as usize];
                     batch.push(&plan, unit);
                     // What stays on the CPU (edge's symmetric frames), added to the device's.
                     let rest = if has_rest(&plan, unit) {

@@ -21,7 +21,7 @@ mod device;
 mod error;
 mod spec;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use counter::{Counter, Schedule, StackMemory};
 pub use device::{devices, DeviceInfo, DeviceKind};

@@ -73,17 +73,17 @@ fn reference(n: u32, rows: &RowSpec, sub: Sub) -> u64 {
 }
 
 /// A small deterministic generator (xorshift64*), so that failures reproduce.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
-    fn below(&mut self, k: u32) -> u32 {
+    pub(crate) fn below(&mut self, k: u32) -> u32 {
         (self.next() % u64::from(k)) as u32
     }
 

@@ -1,6 +1,7 @@
 //! OpenCL devices as workers of the engine: a device takes a batch of units from the shared
-//! queue, counts their counted parts ([`crate::plan::count_part`]) as many small sub-problems in
-//! one launch, and hands each unit that still has searches to classify to the CPU workers.
+//! queue, splits their counted and classified parts ([`crate::plan::count_part`],
+//! [`crate::plan::classify_parts`]) into many small sub-problems, runs them in one launch of each
+//! kernel, and hands what it cannot do to the CPU workers.
 
 use crate::error::{Error, Result};
 use crate::plan::{classify_parts, count_part, Plan};
@@ -17,8 +18,8 @@ pub enum Devices {
     #[default]
     Cpu,
     /// OpenCL device `index` (of [`crate::engine::opencl::devices`], any type) takes every
-    /// unit; the CPU workers only classify the solutions that need it (d4's tied parts,
-    /// unique counts of plain and mirror).
+    /// unit; the CPU workers only do what a device cannot (units that leave fewer than three
+    /// rows, edge's symmetric frames).
     Only(usize),
     /// OpenCL device `index` (any type) beside the CPU workers: both take units from one
     /// queue, as each GPU does with [`Devices::Gpus`].

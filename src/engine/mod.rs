@@ -94,8 +94,8 @@ pub struct Outcome {
 pub struct DeviceRun {
     /// The device.
     pub device: DeviceInfo,
-    /// Units it took from the queue: it counted their counted parts, the CPU workers
-    /// classified the rest (with plain or mirror unique counts, all of it).
+    /// Units it took from the queue: it counted and classified their parts; the CPU workers
+    /// did what it cannot (units that leave fewer than three rows, edge's symmetric frames).
     pub units: usize,
     /// How long building its kernels took, when the engine opened it.
     pub build_time: Duration,
@@ -203,9 +203,9 @@ impl Engine {
     /// Runs the units of `plan` chosen by `opts`, reporting each finished one to `observer`.
     ///
     /// CPU workers take units one at a time from a shared counter; each OpenCL device takes a
-    /// batch of units at a time from the same counter, counts their counted parts and hands the
-    /// units that still have solutions to classify to the CPU workers, which take such work
-    /// first. A unit is reported once, when all of it is done. A device that fails gives its
+    /// batch of units at a time from the same counter, counts and classifies their parts, and
+    /// hands what it cannot do (units that leave fewer than three rows, edge's symmetric
+    /// frames) to the CPU workers, which take such work first. A unit is reported once, when all of it is done. A device that fails gives its
     /// batch back to the CPU workers (the failure is in [`Outcome::devices`]).
     ///
     /// When stopped (by the observer or `opts.cancel`), returns at once with the units finished

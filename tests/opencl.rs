@@ -257,3 +257,37 @@ fn bench_takes_the_device_options() {
     // The kernel column names the device: every count was checked against the published value.
     assert!(engine_rows.iter().all(|l| l.contains(",opencl,")), "{csv}");
 }
+
+/// Shards counted on the device merge to the exact total, mixed with a shard counted on the CPU.
+#[test]
+fn opencl_shards_merge_to_the_total() {
+    if !have_opencl() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for i in 0..3 {
+        let out = dir.path().join(format!("s{i}.json"));
+        let mut cmd = nq();
+        cmd.args([
+            "count",
+            "13",
+            "--unique",
+            "--shard",
+            &format!("{i}/3"),
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out);
+        if i != 1 {
+            cmd.args(["--kernel", "opencl"]);
+        }
+        cmd.assert().success();
+        files.push(out);
+    }
+    nq().arg("merge")
+        .args(&files)
+        .assert()
+        .success()
+        .stdout(predicates::str::starts_with("73712 9233"));
+}

@@ -222,11 +222,17 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
         ));
     }
 
-    let todo: Vec<u32> = mine
+    let mut todo: Vec<u32> = mine
         .iter()
         .copied()
         .filter(|i| !ckpt.done.contains_key(i))
         .collect();
+    if plan.method() == Method::Edge {
+        // Thousands of small units: the largest-estimate-first order buys no balance, and it
+        // would show the ETA's learning the units whose estimates are the most overstated
+        // first (docs/ETA.md). In index order they come as a fair sample.
+        todo.sort_unstable();
+    }
     let resumed = ckpt.done.len();
     // Only the part this run computes: the shard's units not yet in the checkpoint.
     let threads = engine.threads();

@@ -31,6 +31,36 @@ impl Rows {
     }
 }
 
+/// Calls `found` with every placement of rows `row..depth` below `m` within `rows` (the deadline
+/// checked), depth first in column order, and its attacks on row `depth`: the prefixes of the
+/// work units of the D4 and edge methods.
+pub(crate) fn prefixes(
+    full: u32,
+    rows: &Rows,
+    depth: usize,
+    row: usize,
+    m: Masks,
+    prefix: &mut [u8; crate::search::MAX_PREFIX],
+    found: &mut dyn FnMut([u8; crate::search::MAX_PREFIX], Masks),
+) {
+    let mut free = m.free(full) & rows.allow[row];
+    let (dead_row, dead_cols) = rows.deadline;
+    while free != 0 {
+        let bit = free & free.wrapping_neg();
+        free &= free - 1;
+        prefix[row] = bit.trailing_zeros() as u8;
+        let next = m.place(bit);
+        if row == dead_row && next.cols & dead_cols != dead_cols {
+            continue;
+        }
+        if row + 1 < depth {
+            prefixes(full, rows, depth, row + 1, next, prefix, found);
+        } else {
+            found(*prefix, next);
+        }
+    }
+}
+
 /// Receives the solutions of a search, two rows before the end.
 pub trait Leaves {
     /// Rows `0..n-2` are placed (`cols_before[r]`: the columns taken by rows `0..r`, for

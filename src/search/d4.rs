@@ -113,44 +113,26 @@ pub(crate) fn enumerate(n: u32, depth: u32, placed: &[u32; MAX_N as usize]) -> V
         }
         .min(n) as usize;
         let mut prefix = [0u8; MAX_PREFIX];
-        prefixes(full, &rows, depth, 0, Masks::EMPTY, &mut prefix, &mut units);
+        search::prefixes(
+            full,
+            &rows,
+            depth,
+            0,
+            Masks::EMPTY,
+            &mut prefix,
+            &mut |prefix, masks| {
+                units.push(Unit {
+                    index: units.len() as u32,
+                    prefix,
+                    depth: depth as u8,
+                    masks,
+                    weight: 8,
+                    frame: [0; 4],
+                })
+            },
+        );
     }
     units
-}
-
-/// Appends the units below `m` at `row`, depth first in column order.
-fn prefixes(
-    full: u32,
-    rows: &Rows,
-    depth: usize,
-    row: usize,
-    m: Masks,
-    prefix: &mut [u8; MAX_PREFIX],
-    units: &mut Vec<Unit>,
-) {
-    let mut free = m.free(full) & rows.allow[row];
-    let (dead_row, dead_cols) = rows.deadline;
-    while free != 0 {
-        let bit = free & free.wrapping_neg();
-        free &= free - 1;
-        prefix[row] = bit.trailing_zeros() as u8;
-        let next = m.place(bit);
-        if row == dead_row && next.cols & dead_cols != dead_cols {
-            continue;
-        }
-        if row + 1 < depth {
-            prefixes(full, rows, depth, row + 1, next, prefix, units);
-        } else {
-            units.push(Unit {
-                index: units.len() as u32,
-                prefix: *prefix,
-                depth: depth as u8,
-                masks: next,
-                weight: 8,
-                frame: [0; 4],
-            });
-        }
-    }
 }
 
 /// What one solution found by the search adds: its class size and 1 if it is canonical.

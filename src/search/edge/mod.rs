@@ -297,7 +297,7 @@ pub(crate) fn enumerate(n: u32, depth: u32, placed: &[u32; MAX_N as usize]) -> V
     for class in frame_classes(n) {
         let rows = class.frame.rows(n, placed);
         let mut prefix = [0u8; MAX_PREFIX];
-        prefixes(
+        super::bounded::prefixes(
             full,
             &rows,
             depth,
@@ -317,30 +317,6 @@ pub(crate) fn enumerate(n: u32, depth: u32, placed: &[u32; MAX_N as usize]) -> V
         );
     }
     units
-}
-
-/// Calls `found` with every placement of rows `row..depth` below `m`, depth first in column order.
-fn prefixes(
-    full: u32,
-    rows: &Rows,
-    depth: usize,
-    row: usize,
-    m: Masks,
-    prefix: &mut [u8; MAX_PREFIX],
-    found: &mut dyn FnMut([u8; MAX_PREFIX], Masks),
-) {
-    let mut free = m.free(full) & rows.allow[row];
-    while free != 0 {
-        let bit = free & free.wrapping_neg();
-        free &= free - 1;
-        prefix[row] = bit.trailing_zeros() as u8;
-        let next = m.place(bit);
-        if row + 1 < depth {
-            prefixes(full, rows, depth, row + 1, next, prefix, found);
-        } else {
-            found(*prefix, next);
-        }
-    }
 }
 
 /// What one solution `s` with frame `C` adds, where `stabiliser` is `Stab(C)`: (class size, 1)

@@ -354,7 +354,7 @@ proptest! {
         let first = first.min(n);
         let mut s = [0u8; MAX_PREFIX];
         let mut units = Vec::new();
-        prefixes(full, &rows, first as usize, 0, Masks::EMPTY, &mut s, &mut |p, m| units.push((p, m)));
+        crate::search::bounded::prefixes(full, &rows, first as usize, 0, Masks::EMPTY, &mut s, &mut |p, m| units.push((p, m)));
         for (_, m) in units {
             let want = count_constrained(n, first, m, &rows.allow);
             prop_assert_eq!(search::count(n, first, m, &rows), want);

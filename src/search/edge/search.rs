@@ -12,7 +12,7 @@
 
 use crate::search::bounded::Rows;
 use crate::search::dfs::{full_mask, Masks, MAX_N};
-use crate::search::lanes::AHEAD;
+use crate::search::lanes::Checks;
 
 /// The free rows of a search, as the levels see them.
 pub(crate) struct Ctx {
@@ -23,31 +23,20 @@ pub(crate) struct Ctx {
     /// The number of free rows.
     pub(crate) f: usize,
     pub(crate) full: u32,
-    /// `ahead[j][i]`: the distance on the board from the `i + 1`-th free row to the free row
-    /// `f - 1 - j`, one of the last rows checked ahead (see [`alive`]).
-    pub(crate) ahead: [[u32; MAX_N as usize]; AHEAD],
+    /// The rows checked below each child (see [`alive`]).
+    pub(crate) checks: Checks,
 }
 
 /// Whether the child `next` of a queen in free row `i` (its attacks on free row `i + 1`) leaves
-/// a square free in each of the last [`AHEAD`] free rows below row `i + 1`. The lane kernels
-/// drop a child that does not at once ([`crate::search::lanes::count_gapped`]) instead of
-/// searching it down to that row: at N = 15 that cuts the nodes by 17 % (the queen placed is
-/// still a node) and at N = 17 the time on one thread by about 10 %. [`nodes`] walks that tree.
-/// The depth-first levels here do not check: there the check cost more than it saved (N = 16,
-/// one thread: 1.15 s against 1.00 s, and 1.02–1.05 s when checking only with 5 to 9 rows
-/// left).
+/// a square free in each of the rows checked for it ([`Checks`]: the next two free rows and the
+/// last two). The lane kernels drop a child that does not at once
+/// ([`crate::search::lanes::count_gapped`]) instead of searching it down to that row; [`nodes`]
+/// walks that tree. The depth-first levels here do not check: with the last two rows checked,
+/// the check cost more than it saved (N = 16, one thread: 1.15 s against 1.00 s, and
+/// 1.02–1.05 s when checking only with 5 to 9 rows left).
 #[inline(always)]
 fn alive(c: &Ctx, i: usize, next: Masks) -> bool {
-    let mut ok = true;
-    for j in 0..AHEAD {
-        let row = c.f - 1 - j;
-        if row > i + 1 {
-            let by = c.ahead[j][i & 31];
-            let there = next.cols | next.diag_up << by | next.diag_down >> by;
-            ok &= c.allow[row & 31] & !there != 0;
-        }
-    }
-    ok
+    c.checks.alive(i, next)
 }
 
 /// A row is *fixed* when it allows exactly one square (an edge queen, or a pre-placed queen):
@@ -86,7 +75,7 @@ pub(crate) fn compress(n: u32, first: u32, m: Masks, rows: &Rows) -> Option<(Ctx
         gap: [0; MAX_N as usize],
         f: 0,
         full,
-        ahead: [[0; MAX_N as usize]; AHEAD],
+        checks: Checks::new(0, &[0; MAX_N as usize], &[1; MAX_N as usize]),
     };
     let mut cols = m.cols;
     for (i, &q) in fixed.iter().enumerate() {
@@ -110,15 +99,7 @@ pub(crate) fn compress(n: u32, first: u32, m: Masks, rows: &Rows) -> Option<(Ctx
         c.f += 1;
         last_free = r;
     }
-    let mut pos = [0u32; MAX_N as usize];
-    for i in 1..c.f {
-        pos[i] = pos[i - 1] + c.gap[i - 1];
-    }
-    for (j, ahead) in c.ahead.iter_mut().enumerate() {
-        for i in 0..c.f.saturating_sub(2 + j) {
-            ahead[i] = pos[c.f - 1 - j] - pos[i + 1];
-        }
-    }
+    c.checks = Checks::new(c.f, &c.allow, &c.gap);
     let d = first_free.unwrap_or(first) - first;
     let start = Masks {
         cols,

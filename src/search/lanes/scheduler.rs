@@ -24,9 +24,8 @@ pub(super) struct Shared<'a> {
     /// all 1 otherwise), and the board's columns.
     gap: [u32; MAX_N as usize],
     cols_full: u32,
-    /// Gapped searches only: `ahead[j][r]`, the distance on the board from the row searched as
-    /// `r + 1` to the one searched as `n - 1 - j` (a row checked ahead, [`AHEAD`]).
-    ahead: [[u32; MAX_N as usize]; AHEAD],
+    /// Gapped searches only: the rows checked below each child.
+    checks: Checks,
 }
 
 /// One search in progress: its open nodes, with `F` fields each (4 without history).
@@ -155,8 +154,13 @@ impl<const F: usize> Search<F> {
         } else {
             (up.or(bit).shl1(), down.or(bit).shr1())
         };
-        let need = V::splat(sh.need[r]);
-        let valid = k & c.and(need).eq(need);
+        let valid = if G {
+            // Gapped searches have no deadline.
+            k
+        } else {
+            let need = V::splat(sh.need[r]);
+            k & c.and(need).eq(need)
+        };
         let attacked = c.or(u).or(d);
 
         if r == sh.n - 3 {
@@ -184,16 +188,7 @@ impl<const F: usize> Search<F> {
             let child_free = attacked.and_not(V::splat(sh.allow[r + 1]));
             let mut live = valid & child_free.nonzero();
             if G {
-                // The last rows checked ahead, as `edge::search::alive` does: a child that leaves
-                // one of them no square is dropped now rather than searched down to it.
-                for j in 0..AHEAD {
-                    let row = sh.n - 1 - j;
-                    if row > r + 1 {
-                        let by = sh.ahead[j][r] as usize;
-                        let there = c.or(u.shl(by)).or(d.shr(by));
-                        live &= there.and_not(V::splat(sh.allow[row])).nonzero();
-                    }
-                }
+                live = sh.checks.lanes(r, live, c, u, d);
             }
             let end = self.len[r + 1];
             let next = &mut self.rows[r + 1];
@@ -298,7 +293,7 @@ pub(super) unsafe fn run<V: Vector, S: Sink, const F: usize, const G: bool>(
     if rows.deadline.0 < n {
         need[rows.deadline.0] = rows.deadline.1;
     }
-    let mut sh = Shared {
+    let sh = Shared {
         n,
         first,
         lanes: V::LANES,
@@ -312,20 +307,11 @@ pub(super) unsafe fn run<V: Vector, S: Sink, const F: usize, const G: bool>(
         },
         gap: gapped.map_or([1; MAX_N as usize], |g| *g.gap),
         cols_full: gapped.map_or(full_mask(n as u32), |g| g.cols_full),
-        ahead: [[0; MAX_N as usize]; AHEAD],
+        checks: match gapped {
+            Some(g) => Checks::new(n, &rows.allow, g.gap),
+            None => Checks::new(0, &rows.allow, &[1; MAX_N as usize]),
+        },
     };
-    if let Some(g) = gapped {
-        // The board position of every searched row, then the distances.
-        let mut pos = [0u32; MAX_N as usize];
-        for i in 1..n {
-            pos[i] = pos[i - 1] + g.gap[i - 1];
-        }
-        for (j, ahead) in sh.ahead.iter_mut().enumerate() {
-            for r in 0..n.saturating_sub(2 + j) {
-                ahead[r] = pos[n - 1 - j] - pos[r + 1];
-            }
-        }
-    }
     debug_assert!(G == gapped.is_some());
     debug_assert!(WORDS + sh.words <= F);
     let free = !(m.cols | m.diag_up | m.diag_down) & rows.allow[first];

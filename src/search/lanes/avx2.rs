@@ -131,6 +131,11 @@ impl Vector for Ymm {
     }
     #[inline]
     #[target_feature(enable = "avx2")]
+    unsafe fn free_in(self, a: Self, b: Self, allow: u32) -> u32 {
+        self.or(a).or(b).and_not(Self::splat(allow)).nonzero()
+    }
+    #[inline]
+    #[target_feature(enable = "avx2")]
     unsafe fn eq(self, o: Self) -> u32 {
         let same = _mm256_cmpeq_epi32(self.0, o.0);
         _mm256_movemask_ps(_mm256_castsi256_ps(same)) as u32
@@ -144,12 +149,12 @@ impl Vector for Ymm {
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn shl(self, by: usize) -> Self {
-        Ymm(_mm256_sllv_epi32(self.0, _mm256_set1_epi32(by as i32)))
+        Ymm(_mm256_sll_epi32(self.0, _mm_cvtsi32_si128(by as i32)))
     }
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn shr(self, by: usize) -> Self {
-        Ymm(_mm256_srlv_epi32(self.0, _mm256_set1_epi32(by as i32)))
+        Ymm(_mm256_srl_epi32(self.0, _mm_cvtsi32_si128(by as i32)))
     }
     #[inline]
     #[target_feature(enable = "avx2")]

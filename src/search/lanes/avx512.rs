@@ -111,6 +111,16 @@ impl Vector for Zmm {
     }
     #[inline]
     #[target_feature(enable = "avx512f")]
+    unsafe fn free_in(self, a: Self, b: Self, allow: u32) -> u32 {
+        // 0x01: the bits that none of the three has.
+        let none = _mm512_ternarylogic_epi32::<0x01>(self.0, a.0, b.0);
+        u32::from(_mm512_test_epi32_mask(
+            none,
+            _mm512_set1_epi32(allow as i32),
+        ))
+    }
+    #[inline]
+    #[target_feature(enable = "avx512f")]
     unsafe fn eq(self, o: Self) -> u32 {
         u32::from(_mm512_cmpeq_epi32_mask(self.0, o.0))
     }
@@ -122,12 +132,12 @@ impl Vector for Zmm {
     #[inline]
     #[target_feature(enable = "avx512f")]
     unsafe fn shl(self, by: usize) -> Self {
-        Zmm(_mm512_sllv_epi32(self.0, _mm512_set1_epi32(by as i32)))
+        Zmm(_mm512_sll_epi32(self.0, _mm_cvtsi32_si128(by as i32)))
     }
     #[inline]
     #[target_feature(enable = "avx512f")]
     unsafe fn shr(self, by: usize) -> Self {
-        Zmm(_mm512_srlv_epi32(self.0, _mm512_set1_epi32(by as i32)))
+        Zmm(_mm512_srl_epi32(self.0, _mm_cvtsi32_si128(by as i32)))
     }
     #[inline]
     #[target_feature(enable = "avx512f")]

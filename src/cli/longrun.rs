@@ -230,8 +230,10 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
     if plan.method() == Method::Edge {
         // Thousands of small units: the largest-estimate-first order buys no balance, and it
         // would show the ETA's learning the units whose estimates are the most overstated
-        // first (docs/ETA.md). In index order they come as a fair sample.
-        todo.sort_unstable();
+        // first (docs/ETA.md). Index order is sorted by frame, and the time per unit of
+        // estimate drifts with the frame; in a fixed scrambled order the units come as a fair
+        // sample from the start.
+        todo.sort_unstable_by_key(|&i| scrambled(i));
     }
     let resumed = ckpt.done.len();
     // Only the part this run computes: the shard's units not yet in the checkpoint.
@@ -448,4 +450,12 @@ impl Observer for Driver<'_> {
         self.progress.tick();
         self.save_if_due()
     }
+}
+
+/// A fixed scrambling of unit indices (Fibonacci hashing: the index times 2^64 / the golden
+/// ratio, then its bits reversed), for an order of units that samples the whole job evenly.
+fn scrambled(i: u32) -> u64 {
+    u64::from(i)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .reverse_bits()
 }

@@ -58,16 +58,7 @@ pub fn class(unit: &Unit) -> u32 {
 /// The unscaled estimate of one unit of `plan`.
 pub fn estimate_unit(plan: &Plan, unit: &Unit) -> f64 {
     let depth = u32::from(unit.depth);
-    // Edge units are one class of frames and one or two rows, and there are many (38,604 classes
-    // at N = 27, 0.7 M units with two rows): four rows ahead took minutes there, two take 6 s for
-    // 0.7 M units. Rank correlation with the nodes at N = 14, one row fixed: 0.44 (four rows
-    // ahead: 0.57, one: 0.41). Known weakness: at N = 27 with 1000 shards the split's estimated
-    // imbalance is 8.2 (one unit's estimate outweighs a shard's share).
-    let ahead = match plan.method() {
-        crate::Method::Edge => 2,
-        _ => horizon(depth),
-    };
-    estimate_unit_with(plan, unit, ahead)
+    estimate_unit_with(plan, unit, horizon(depth))
 }
 
 /// The unscaled estimate with another horizon: for measuring how well each one predicts.
@@ -79,35 +70,10 @@ pub fn estimate_unit_with(plan: &Plan, unit: &Unit, horizon: u32) -> f64 {
         .unwrap_or_else(|| dfs::unconstrained(n));
     match plan.method() {
         crate::Method::D4 => d4_estimate(n, unit, &rows, horizon),
-        crate::Method::Edge => {
-            let walk = crate::search::edge::unit_allow(n, unit, &rows);
-            let estimate = lookahead(n, u32::from(unit.depth), unit.masks, horizon, &walk, &walk);
-            if corner_frame(n, unit) {
-                estimate * CORNER_FRAME_TIME
-            } else {
-                estimate
-            }
-        }
+        // Edge units have their own estimate: the look-ahead ranked them badly (docs/ETA.md).
+        crate::Method::Edge => crate::search::edge::estimate(n, unit, &rows),
         _ => lookahead(n, u32::from(unit.depth), unit.masks, horizon, &rows, &rows),
     }
-}
-
-/// Measured seconds per unit of estimate of edge units whose frame has a queen in a corner,
-/// against the other edge units: 0.020, 0.025, 0.026 at N = 15, 16, 17 (one row fixed; 0.025 with
-/// two at N = 17). The look-ahead overstates them: a corner queen is one queen on two edges, so
-/// the free product runs over one more row than the search's pruning lets through. Unscaled,
-/// they were 85 % of the estimate for 13 % of the time, and a long run, which starts the largest
-/// estimates first, fed the ETA those first (`docs/ETA.md`).
-const CORNER_FRAME_TIME: f64 = 0.025;
-
-/// Whether an edge unit's frame has a queen in a corner.
-fn corner_frame(n: u32, unit: &Unit) -> bool {
-    let m = n.saturating_sub(1) as u8;
-    let [top, bottom, left, right] = unit.frame;
-    (top == 0 && left == 0)
-        || (top == m && right == 0)
-        || (bottom == 0 && left == m)
-        || (bottom == m && right == m)
 }
 
 /// How much longer a D4 side unit takes per node for each step of its bound: such a unit runs

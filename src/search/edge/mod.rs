@@ -442,13 +442,19 @@ fn finish(
     }
 }
 
-/// The squares each row of an edge unit may use: for cost estimates.
-pub(crate) fn unit_allow(
-    n: u32,
-    unit: &Unit,
-    placed: &[u32; MAX_N as usize],
-) -> [u32; MAX_N as usize] {
-    Frame::from_array(unit.frame).rows(n, placed).allow
+/// The estimated cost of an edge unit's search, for progress and shard balance: the placements
+/// of its first free row, each weighted by the square roots of the squares it leaves free in
+/// every free row below (`search::estimate`). `placed`: the allowed squares per row.
+///
+/// Measured against the real node counts of every unit (split depth of a one-thread count):
+/// Pearson correlation 0.89 at N = 15 and 0.88 at N = 17, where the d4-style look-ahead (two
+/// board rows placed exactly, the squared free counts of every row below multiplied) had 0.05:
+/// its estimates spanned six orders of magnitude for units of nearly equal cost, and an ETA
+/// learning seconds per unit of estimate from a sample of units was off by 2× and more. Two
+/// free rows placed exactly: 0.90 at N = 17, six times the work.
+pub(crate) fn estimate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> f64 {
+    let rows = Frame::from_array(unit.frame).rows(n, placed);
+    search::estimate(n, u32::from(unit.depth), unit.masks, &rows)
 }
 
 /// The number of nodes of one edge unit's search (prefix excluded), rows holding an edge queen

@@ -289,3 +289,51 @@ pub fn nodes(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
     }
     go(&c, 0, m)
 }
+
+/// An estimate of the cost of the search below a prefix (rows `first..n`, attacks `m`, under
+/// `rows`), for progress and shard balance ([`crate::plan::cost`]): over the placements of the
+/// first free row that pass the checks ([`alive`]), the sum of the product, over the free rows
+/// below, of the square root of the squares that placement leaves free in the row (half a square
+/// where none is left). Correctly rounded operations in a fixed order: the same on every machine.
+pub(crate) fn estimate(n: u32, first: u32, m: Masks, rows: &Rows) -> f64 {
+    let Some((c, m)) = compress(n, first, m, rows) else {
+        return 0.0;
+    };
+    // The product over the free rows `i..` of the root of their free squares below `m`.
+    let rest = |i: usize, m: Masks| {
+        let mut product = 1.0f64;
+        let mut dist = 0u32;
+        for r in i..c.f {
+            let there = m.cols
+                | m.diag_up.checked_shl(dist).unwrap_or(0)
+                | m.diag_down.checked_shr(dist).unwrap_or(0);
+            let free = (c.allow[r] & !there & c.full).count_ones();
+            product *= if free == 0 {
+                0.5f64.sqrt()
+            } else {
+                f64::from(free).sqrt()
+            };
+            dist += c.gap[r];
+        }
+        product
+    };
+    if c.f == 0 {
+        return 1.0;
+    }
+    let g = c.gap[0];
+    let mut free = m.free(c.full) & c.allow[0];
+    let mut sum = 0.0;
+    while free != 0 {
+        let bit = free & free.wrapping_neg();
+        free &= free - 1;
+        let next = Masks {
+            cols: m.cols | bit,
+            diag_up: (m.diag_up | bit) << g,
+            diag_down: (m.diag_down | bit) >> g,
+        };
+        if alive(&c, 0, next) {
+            sum += rest(1, next);
+        }
+    }
+    sum
+}

@@ -5,6 +5,7 @@
 #
 #   scripts/eta-check.sh [N:T ...]        EVERY=SECS (progress interval, default 2)
 #                                         OUT=DIR (default results/<date>-eta)
+#                                         METHOD=M (--method M; default: the default method)
 #
 # Appends to OUT/lines.tsv (every line: run, seconds since start, share shown, predicted and
 # real seconds left, relative error) and OUT/summary.md (per run: the largest and the mean
@@ -16,6 +17,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 every=${EVERY:-2}
 min_left=${MIN_LEFT:-5}
+method=${METHOD:-}
+method_args=()
+[ -z "$method" ] || method_args=(--method "$method")
 out=${OUT:-results/$(date -u +%Y-%m-%d)-eta}
 runs=("$@")
 [ ${#runs[@]} -gt 0 ] || runs=(18:1 18:2 19:1 19:2)
@@ -29,7 +33,7 @@ summary=$out/summary.md
 [ -e "$summary" ] || echo "# ETA check: predicted against real time left" >"$summary"
 {
     echo
-    echo "\`scripts/eta-check.sh ${runs[*]}\` with --progress-every $every, $(date -u '+%Y-%m-%d %H:%M UTC'),"
+    echo "\`${method:+METHOD=$method }scripts/eta-check.sh ${runs[*]}\` with --progress-every $every, $(date -u '+%Y-%m-%d %H:%M UTC'),"
     echo "$(nproc) logical cores, commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo ' (src modified)')."
     echo "Judged: the lines from a fifth of the run on with at least $min_left s really left."
     echo
@@ -44,7 +48,7 @@ for run in "${runs[@]}"; do
     log=$(mktemp)
     start=$(now)
     # stderr (the progress lines) through the stamping loop, the count itself discarded.
-    "$bin" count "$n" -t "$t" --progress --progress-every "$every" 2>&1 >/dev/null |
+    "$bin" count "$n" -t "$t" "${method_args[@]}" --progress --progress-every "$every" 2>&1 >/dev/null |
         while IFS= read -r line; do printf '%s %s\n' "$(now)" "$line"; done >"$log"
     end=$(now)
     load1=$(cut -d' ' -f1 /proc/loadavg)

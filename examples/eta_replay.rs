@@ -5,7 +5,7 @@
 //! `cargo run --release --example unit_times -- 18 > t.tsv && cargo run --release --example
 //! eta_replay -- t.tsv`
 
-use nqueens::plan::eta::{Eta, Planned};
+use nqueens::plan::eta::{scrambled, Eta, Planned};
 
 fn main() {
     let path = std::env::args()
@@ -31,14 +31,7 @@ fn main() {
             "index",
             Box::new(|i: u32| u64::from(i)) as Box<dyn Fn(u32) -> u64>,
         ),
-        (
-            "scrambled",
-            Box::new(|i: u32| {
-                u64::from(i)
-                    .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                    .reverse_bits()
-            }),
-        ),
+        ("scrambled", Box::new(scrambled)),
     ] {
         let mut order = units.clone();
         order.sort_by_key(|u| key(u.0));

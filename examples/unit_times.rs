@@ -9,7 +9,7 @@
 
 use nqueens::plan::cost::{class, estimate};
 use nqueens::plan::evaluate;
-use nqueens::{Job, Plan};
+use nqueens::{Job, Method, Plan};
 use std::time::Instant;
 
 fn main() {
@@ -32,10 +32,11 @@ fn main() {
         let s = t.elapsed().as_secs_f64();
         let m = (n - 1) as u8;
         let [top, bottom, left, right] = u.frame;
-        let corner = (top == 0 && left == 0)
-            || (top == m && right == 0)
-            || (bottom == 0 && left == m)
-            || (bottom == m && right == m);
+        let corner = plan.method() == Method::Edge
+            && ((top == 0 && left == 0)
+                || (top == m && right == 0)
+                || (bottom == 0 && left == m)
+                || (bottom == m && right == m));
         println!(
             "{}\t{}\t{}\t{e}\t{s:.6}",
             u.index,

@@ -145,7 +145,7 @@ fn node_counts_shrink_with_symmetry() {
             nodes(n, Method::D4),
             nodes(n, Method::Edge),
         );
-        // From N = 12 on, under a quarter of the plain tree (0.16 at N = 14: docs/ALGORITHM.md).
+        // From N = 12 on, under a quarter of the plain tree (0.141 at N = 14: docs/ALGORITHM.md).
         assert!(edge > 0 && edge < d4, "n = {n}: edge {edge}, d4 {d4}");
         assert!(
             n < 12 || edge * 4 < plain,

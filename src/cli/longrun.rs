@@ -22,7 +22,7 @@ use nqueens::longrun::lock::RunLock;
 use nqueens::longrun::shard::{self, ShardResult, ShardSpec};
 use nqueens::longrun::store::{self, Identity, StoreError};
 use nqueens::plan::cost;
-use nqueens::plan::eta::Planned;
+use nqueens::plan::eta::{scrambled, Planned};
 use nqueens::{Counts, Engine, Job, Method, Observer, Plan, RunOptions, Unit};
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
@@ -228,11 +228,10 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
         .filter(|i| !ckpt.done.contains_key(i))
         .collect();
     if plan.method() == Method::Edge {
-        // Thousands of small units: the largest-estimate-first order buys no balance, and it
-        // would show the ETA's learning the units whose estimates are the most overstated
-        // first (docs/ETA.md). Index order is sorted by frame, and the time per unit of
-        // estimate drifts with the frame; in a fixed scrambled order the units come as a fair
-        // sample from the start.
+        // Thousands of nearly equal units: the largest-estimate-first order buys no balance.
+        // Index order is sorted by frame, and the time per unit of estimate drifts with the
+        // frame; in a fixed scrambled order the ETA learns from a fair sample from the start
+        // (docs/ETA.md).
         todo.sort_unstable_by_key(|&i| scrambled(i));
     }
     let resumed = ckpt.done.len();
@@ -450,12 +449,4 @@ impl Observer for Driver<'_> {
         self.progress.tick();
         self.save_if_due()
     }
-}
-
-/// A fixed scrambling of unit indices (Fibonacci hashing: the index times 2^64 / the golden
-/// ratio, then its bits reversed), for an order of units that samples the whole job evenly.
-fn scrambled(i: u32) -> u64 {
-    u64::from(i)
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .reverse_bits()
 }

@@ -9,9 +9,9 @@
 //!
 //! with a(N) the published number of solutions (OEIS A000170), extrapolated beyond N = 27 (the
 //! ratio a(N+1)/a(N) grows by about 0.4 per N, 10.5 at N = 27). Other choices scale it:
-//! the mirror method about 1.5×, plain 3× (measured, N = 16, one thread), and counting unique
-//! solutions with either of them 3.4× more (d4 counts them in the same pass); the AVX2 lanes
-//! 1.4× and the depth-first kernel 6×. Pre-placed queens scale it by the share of the
+//! the edge method (the default) 0.5× (measured, N = 18), the mirror method about 1.5×, plain 3×
+//! (measured, N = 16, one thread), and counting unique solutions with mirror or plain 3.4× more
+//! (edge and d4 count them in the same pass); the AVX2 lanes 1.4× and the depth-first kernel 6×. Pre-placed queens scale it by the share of the
 //! [cost model](crate::plan::cost) that their units keep. Other processors differ by a constant
 //! factor: the estimate says whether a run takes minutes or months, not to the minute.
 //!
@@ -71,9 +71,9 @@ pub fn solutions(n: u32) -> f64 {
 /// unique flag and kernel.
 pub fn cpu_time_of(n: u32, method: Method, unique: bool, kernel: Kernel) -> Duration {
     let method_factor = match method {
-        // Measured against d4 on one thread, same build, interleaved: 0.48 at N = 18 (3.70-3.80 s
-        // against 7.64-7.94 s; results/2026-12-01-2core-vm-edge-checks, docs/ALGORITHM.md).
-        Method::Edge => 0.48,
+        // Measured against d4 on one thread, same build, interleaved, 5 runs: 0.497 at N = 18
+        // (3.75 s against 7.55 s), 0.533 at N = 17 (results/2026-12-01-2core-vm-edge-checks).
+        Method::Edge => 0.5,
         Method::D4 => 1.0,
         Method::Mirror => 1.5,
         Method::Plain => 3.0,
@@ -112,14 +112,13 @@ pub fn cpu_time(job: &Job, plan: Option<&Plan>, kernel: Kernel) -> Duration {
             &made
         }
     };
-    // The placed queens keep this share of the same job's estimated work without them (the
-    // cost model's raw estimates search exactly down to row 5 at any depth from 1 to 4, so
-    // their sums compare across depths).
+    // The placed queens keep this share of the same job's estimated work without them, split
+    // alike (the edge method's estimates depend on the rows its units fix).
     let free = Job::new(job.n())
         .expect("the job's N is valid")
         .with_method(plan.method())
-        .with_split_depth(2.min(job.n()))
-        .expect("depth 1 or 2 fits every board");
+        .with_split_depth(job.split_depth())
+        .expect("the job's split depth fits its board");
     let free = Plan::new(free);
     let raw = |p: &Plan| -> f64 { p.units().iter().map(|u| cost::estimate_unit(p, u)).sum() };
     let whole = raw(&free);
@@ -224,7 +223,7 @@ mod tests {
     fn runs_over_an_hour_need_confirmation() {
         let job = |n| Job::new(n).unwrap().with_method(Method::D4);
         let t = |n| cpu_time(&job(n), None, Kernel::Avx512);
-        // The default method is estimated faster: N = 21 (0.9 hours) runs unconfirmed with it,
+        // The default method is estimated faster: N = 21 (0.94 hours) runs unconfirmed with it,
         // N = 22 needs confirming.
         let edge = |n| cpu_time(&Job::new(n).unwrap(), None, Kernel::Avx512);
         assert!(edge(21) < t(21));

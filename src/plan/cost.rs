@@ -15,6 +15,9 @@
 //! and side 1, estimated at twice their real share) far faster than estimated and its ETA ran
 //! ahead.
 //!
+//! The edge method's units, nearly equal in cost, have an estimate of their own
+//! (`search::edge::estimate`): the look-ahead spread them over six orders of magnitude.
+//!
 //! The estimate depends on the job only (the same on every machine, so that separate shards
 //! agree on their assignment) and is computed with exact IEEE operations in a fixed order. It
 //! takes a few thousand operations a unit.
@@ -61,7 +64,8 @@ pub fn estimate_unit(plan: &Plan, unit: &Unit) -> f64 {
     estimate_unit_with(plan, unit, horizon(depth))
 }
 
-/// The unscaled estimate with another horizon: for measuring how well each one predicts.
+/// The unscaled estimate with another horizon: for measuring how well each one predicts (edge
+/// units ignore the horizon).
 pub fn estimate_unit_with(plan: &Plan, unit: &Unit, horizon: u32) -> f64 {
     let n = plan.job().n();
     let rows = plan
@@ -224,6 +228,18 @@ mod tests {
         assert_eq!(leaves, 2.0); // 4 solutions, mirror-halved
     }
 
+    /// Pearson's correlation of two equally long lists.
+    fn pearson(a: &[u64], b: &[u64]) -> f64 {
+        let n = a.len() as f64;
+        let (a, b): (Vec<f64>, Vec<f64>) =
+            a.iter().zip(b).map(|(&x, &y)| (x as f64, y as f64)).unzip();
+        let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+        let cov: f64 = a.iter().zip(&b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+        let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
+        let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
+        cov / (va * vb).sqrt()
+    }
+
     #[test]
     fn estimates_follow_the_real_cost() {
         // The real cost of a unit is its search-tree size (nodes); the estimate must rank the
@@ -249,16 +265,23 @@ mod tests {
             let rho = spearman(&est, &real);
             // d4 ranks a little worse at depth 4 (0.63 at N = 13; 0.88 and 0.77 at N = 14 depths
             // 2 and 3; without its bound masks the estimate ranked d4 units at -0.41).
-            // Edge units rank worst (0.44 at N = 14, depth 2: see `estimate_unit`).
+            // Edge units, nearly equal in cost, are ranked less well by their own estimate
+            // (`search::edge::estimate`: 0.60 at N = 14, depth 2) but it is linear in their cost,
+            // which is what sums of estimates (shards, the ETA) need: Pearson correlation
+            // 0.88-0.89 at N = 15 and 17 (the look-ahead had 0.05).
             let min = match method {
                 crate::Method::D4 => 0.6,
-                crate::Method::Edge => 0.4,
+                crate::Method::Edge => 0.5,
                 _ => 0.7,
             };
             assert!(
                 rho > min,
                 "N = {n}, depth {depth}, {method}: rank correlation {rho}"
             );
+            if method == crate::Method::Edge {
+                let r = pearson(&est, &real);
+                assert!(r > 0.8, "N = {n}, depth {depth}: Pearson correlation {r}");
+            }
         }
     }
 }

@@ -48,6 +48,17 @@ impl Masks {
             diag_down: (self.diag_down | bit) >> 1,
         }
     }
+
+    /// [`Masks::place`] for a row `gap` rows below this one (searches that skip rows holding a
+    /// queen, [`crate::search::edge`]).
+    #[inline(always)]
+    pub fn place_gapped(self, bit: u32, gap: u32) -> Masks {
+        Masks {
+            cols: self.cols | bit,
+            diag_up: (self.diag_up | bit) << gap,
+            diag_down: (self.diag_down | bit) >> gap,
+        }
+    }
 }
 
 /// The mask with the low `n` bits set: the columns of an `n`-wide board.

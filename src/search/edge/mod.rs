@@ -458,7 +458,8 @@ pub(crate) fn estimate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> f
 }
 
 /// The number of nodes of one edge unit's search (prefix excluded), rows holding an edge queen
-/// skipped, not counted (the depth-first kernel, [`search`]).
+/// skipped, not counted: the tree of the lane kernels, children dropped by the checks below
+/// them (`search::nodes`).
 pub fn nodes(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> u64 {
     let rows = Frame::from_array(unit.frame).rows(n, placed);
     search::nodes(n, u32::from(unit.depth), unit.masks, &rows)

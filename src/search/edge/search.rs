@@ -175,11 +175,7 @@ fn small(c: &Ctx, i: usize, m: Masks, total: &mut u64) {
     while free != 0 {
         let bit = free & free.wrapping_neg();
         free &= free - 1;
-        let next = Masks {
-            cols: m.cols | bit,
-            diag_up: (m.diag_up | bit) << g,
-            diag_down: (m.diag_down | bit) >> g,
-        };
+        let next = m.place_gapped(bit, g);
         small(c, i + 1, next, total);
     }
 }
@@ -215,11 +211,7 @@ macro_rules! levels {
             while free != 0 {
                 let bit = free & free.wrapping_neg();
                 free &= free - 1;
-                let next = Masks {
-                    cols: m.cols | bit,
-                    diag_up: (m.diag_up | bit) << g,
-                    diag_down: (m.diag_down | bit) >> g,
-                };
+                let next = m.place_gapped(bit, g);
                 $inner(c, next, total);
             }
         }
@@ -259,8 +251,8 @@ levels! {
 }
 
 /// The number of nodes (queens placed in free rows) of the tree the lane kernels walk: that of
-/// [`count_compressed`] with the last rows checked ahead ([`alive`]), the last two free rows
-/// counted as if searched one queen at a time.
+/// [`count_compressed`] with the rows of [`Checks`] checked below each child ([`alive`]), the
+/// last two free rows counted as if searched one queen at a time.
 pub fn nodes(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
     let Some((c, m)) = compress(n, first, m, rows) else {
         return 0;
@@ -276,11 +268,7 @@ pub fn nodes(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
             let bit = free & free.wrapping_neg();
             free &= free - 1;
             nodes += 1;
-            let next = Masks {
-                cols: m.cols | bit,
-                diag_up: (m.diag_up | bit) << g,
-                diag_down: (m.diag_down | bit) >> g,
-            };
+            let next = m.place_gapped(bit, g);
             if alive(c, i, next) {
                 nodes += go(c, i + 1, next);
             }
@@ -292,8 +280,8 @@ pub fn nodes(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
 
 /// An estimate of the cost of the search below a prefix (rows `first..n`, attacks `m`, under
 /// `rows`), for progress and shard balance ([`crate::plan::cost`]): over the placements of the
-/// first free row that pass the checks ([`alive`]), the sum of the product, over the free rows
-/// below, of the square root of the squares that placement leaves free in the row (half a square
+/// first free row that the lanes keep (a free square in the next free row, [`alive`]), the sum
+/// of the product, over the free rows below, of the square root of the squares that placement leaves free in the row (half a square
 /// where none is left). Correctly rounded operations in a fixed order: the same on every machine.
 pub(crate) fn estimate(n: u32, first: u32, m: Masks, rows: &Rows) -> f64 {
     let Some((c, m)) = compress(n, first, m, rows) else {
@@ -326,12 +314,10 @@ pub(crate) fn estimate(n: u32, first: u32, m: Masks, rows: &Rows) -> f64 {
     while free != 0 {
         let bit = free & free.wrapping_neg();
         free &= free - 1;
-        let next = Masks {
-            cols: m.cols | bit,
-            diag_up: (m.diag_up | bit) << g,
-            diag_down: (m.diag_down | bit) >> g,
-        };
-        if alive(&c, 0, next) {
+        let next = m.place_gapped(bit, g);
+        // As the lanes keep a child: a free square in its own row, and the checks.
+        let own = c.f < 2 || c.allow[1] & !(next.cols | next.diag_up | next.diag_down) != 0;
+        if own && alive(&c, 0, next) {
             sum += rest(1, next);
         }
     }

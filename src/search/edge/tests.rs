@@ -247,11 +247,7 @@ fn completions_checked(c: &search::Ctx, i: usize, m: Masks, dropped: &mut u64) -
     while free != 0 {
         let bit = free & free.wrapping_neg();
         free &= free - 1;
-        let next = Masks {
-            cols: m.cols | bit,
-            diag_up: (m.diag_up | bit) << g,
-            diag_down: (m.diag_down | bit) >> g,
-        };
+        let next = m.place_gapped(bit, g);
         let below = completions_checked(c, i + 1, next, dropped);
         if !c.checks.alive(i, next) {
             assert_eq!(

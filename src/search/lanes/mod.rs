@@ -305,7 +305,8 @@ pub(crate) struct Checks {
     /// `j`-th row checked for it.
     by: [[u32; MAX_N as usize]; CHECKS],
     /// `allow[j][r]`: the squares that row allows, or every bit where there is no `j`-th row to
-    /// check (the check then passes: attacks never cover bit 31, outside every board).
+    /// check: with distance 0 that check asks for a free square in the child's own row, which
+    /// every child kept has.
     allow: [[u32; MAX_N as usize]; CHECKS],
 }
 

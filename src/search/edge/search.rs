@@ -281,8 +281,9 @@ pub fn nodes(n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
 /// An estimate of the cost of the search below a prefix (rows `first..n`, attacks `m`, under
 /// `rows`), for progress and shard balance ([`crate::plan::cost`]): over the placements of the
 /// first free row that the lanes keep (a free square in the next free row, [`alive`]), the sum
-/// of the product, over the free rows below, of the square root of the squares that placement leaves free in the row (half a square
-/// where none is left). Correctly rounded operations in a fixed order: the same on every machine.
+/// of the product, over the free rows below, of the square root of the squares that placement
+/// leaves free in the row (half a square where none is left). Correctly rounded operations in a
+/// fixed order: the same on every machine.
 pub(crate) fn estimate(n: u32, first: u32, m: Masks, rows: &Rows) -> f64 {
     let Some((c, m)) = compress(n, first, m, rows) else {
         return 0.0;

@@ -11,8 +11,9 @@
 //! ratio a(N+1)/a(N) grows by about 0.4 per N, 10.5 at N = 27). Other choices scale it:
 //! the edge method (the default) 0.5× (measured, N = 18), the mirror method about 1.5×, plain 3×
 //! (measured, N = 16, one thread), and counting unique solutions with mirror or plain 3.4× more
-//! (edge and d4 count them in the same pass); the AVX2 lanes 1.4× and the depth-first kernel 6×. Pre-placed queens scale it by the share of the
-//! [cost model](crate::plan::cost) that their units keep. Other processors differ by a constant
+//! (edge and d4 count them in the same pass); the AVX2 lanes 1.4× and the depth-first kernel
+//! 6×. Pre-placed queens scale it by the share of the [cost model](crate::plan::cost) that their
+//! units keep. Other processors differ by a constant
 //! factor: the estimate says whether a run takes minutes or months, not to the minute.
 //!
 //! A part of a job (one shard, or what a checkpoint leaves to do) takes its share of the

@@ -368,7 +368,7 @@ pub(crate) fn nodes(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> u64 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::search::dfs::unconstrained;
 
@@ -399,8 +399,8 @@ mod tests {
     }
 
     /// A solution within `allow` found depth first, each row's squares tried in an order
-    /// turned by `turn[row]`, within `budget` nodes.
-    fn solution_in(
+    /// turned by `turn[row]`, within `budget` nodes (the edge method's tests use it too).
+    pub(crate) fn solution_in(
         n: u32,
         m: Masks,
         allow: &[u32; 32],

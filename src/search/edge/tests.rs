@@ -2,6 +2,7 @@
 //! (`symmetry::orbit`) on random boards closed under the eight symmetries.
 
 use super::*;
+use crate::search::d4::tests::solution_in;
 use crate::search::dfs::{count_constrained, visit};
 use crate::search::lanes::tests::small;
 use crate::{Engine, Job, Method};
@@ -190,36 +191,6 @@ fn units_are_ordered_with_stable_indices() {
             "depth {depth}"
         );
     }
-}
-
-/// A solution within `allow` found depth first, each row's squares tried in an order turned by
-/// `turn[row]`, within `budget` nodes.
-fn solution_in(
-    n: u32,
-    m: Masks,
-    allow: &[u32; 32],
-    turn: &[u32],
-    s: &mut Vec<u8>,
-    budget: &mut u32,
-) -> bool {
-    let row = s.len();
-    if row == n as usize {
-        return true;
-    }
-    let free = m.free(full_mask(n)) & allow[row];
-    for i in 0..n {
-        let col = (i + turn[row]) % n;
-        if free >> col & 1 == 0 || *budget == 0 {
-            continue;
-        }
-        *budget -= 1;
-        s.push(col as u8);
-        if solution_in(n, m.place(1 << col), allow, turn, s, budget) {
-            return true;
-        }
-        s.pop();
-    }
-    false
 }
 
 /// The solutions of an `n` board whose class has `size` members (4 or 2).

@@ -81,23 +81,14 @@ pub fn allowed_rows(n: u32, placed: &[Queen]) -> [u32; MAX_N as usize] {
     let full = full_mask(n);
     let mut rows = [0u32; MAX_N as usize];
     for (r, mask) in rows.iter_mut().enumerate().take(n as usize) {
-        let r = r as i64;
+        let r = r as u32;
         *mask = full;
         for q in placed {
-            let (qr, qc) = (i64::from(q.row), i64::from(q.col));
-            if qr == r {
+            if q.row == r {
                 *mask = 1 << q.col;
                 break;
             }
-            let d = (qr - r).abs();
-            let mut attacked = 1u32 << q.col;
-            if qc - d >= 0 {
-                attacked |= 1 << (qc - d);
-            }
-            if qc + d < i64::from(n) {
-                attacked |= 1 << (qc + d);
-            }
-            *mask &= !attacked;
+            *mask &= !dfs::attacked_at(n, q.col, q.row.abs_diff(r));
         }
     }
     rows

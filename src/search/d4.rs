@@ -26,7 +26,7 @@
 //! is right is written out in `docs/ALGORITHM.md`.
 
 use super::bounded::{self as search, Rows};
-use super::dfs::{full_mask, Masks, MAX_N};
+use super::dfs::{attacked_at, full_mask, Masks, MAX_N};
 use super::{symmetry, ClassifyPart, Counts, Kernel, Part, Tally, Unit, MAX_PREFIX};
 
 /// The two kinds of canonical solution, named by their first queens.
@@ -204,15 +204,7 @@ fn with_queen(n: u32, mut rows: Rows, row: u32, col: u32) -> Rows {
         if r == row {
             *allow &= 1 << col;
         } else {
-            let d = r.abs_diff(row);
-            let mut attacked = 1u32 << col;
-            if col + d < n {
-                attacked |= 1 << (col + d);
-            }
-            if d <= col {
-                attacked |= 1 << (col - d);
-            }
-            *allow &= !attacked;
+            *allow &= !attacked_at(n, col, r.abs_diff(row));
         }
     }
     rows

@@ -61,6 +61,20 @@ impl Masks {
     }
 }
 
+/// The squares of a row `d` rows away from a queen in column `col` that the queen attacks (its
+/// column and the two diagonals, within an `n`-wide board): how a queen placed in advance is
+/// taken out of the other rows.
+pub fn attacked_at(n: u32, col: u32, d: u32) -> u32 {
+    let mut attacked = 1u32 << col;
+    if col + d < n {
+        attacked |= 1 << (col + d);
+    }
+    if d <= col {
+        attacked |= 1 << (col - d);
+    }
+    attacked
+}
+
 /// The mask with the low `n` bits set: the columns of an `n`-wide board.
 #[inline]
 pub const fn full_mask(n: u32) -> u32 {

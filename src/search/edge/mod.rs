@@ -51,7 +51,7 @@ mod search;
 mod tests;
 
 use super::bounded::Rows;
-use super::dfs::{full_mask, unconstrained, Masks, MAX_N};
+use super::dfs::{attacked_at, full_mask, unconstrained, Masks, MAX_N};
 use super::symmetry::{self, Symmetry};
 use super::{lanes, Counts, Kernel, Part, Unit, MAX_PREFIX};
 
@@ -185,15 +185,7 @@ impl Frame {
                     own = Some(qc);
                     continue;
                 }
-                let d = r.abs_diff(qr);
-                let mut attacked = 1u32 << qc;
-                if qc + d < n {
-                    attacked |= 1 << (qc + d);
-                }
-                if d <= qc {
-                    attacked |= 1 << (qc - d);
-                }
-                a &= !attacked;
+                a &= !attacked_at(n, qc, r.abs_diff(qr));
             }
             allow[r as usize] = match own {
                 Some(c) => placed[r as usize] & 1 << c,

@@ -11,7 +11,7 @@
 //! inlined into each other), and the last two free rows are settled with a few mask operations.
 
 use crate::search::bounded::Rows;
-use crate::search::dfs::{full_mask, Masks, MAX_N};
+use crate::search::dfs::{attacked_at, full_mask, Masks, MAX_N};
 use crate::search::lanes::Checks;
 
 /// The free rows of a search, as the levels see them.
@@ -59,17 +59,7 @@ pub(crate) fn compress(n: u32, first: u32, m: Masks, rows: &Rows) -> Option<(Ctx
         }
     }
     let fixed = &fixed[..nf];
-    let attacks = |r: u32, (qr, qc): (u32, u32)| {
-        let d = r.abs_diff(qr);
-        let mut a = 1u32 << qc;
-        if qc + d < n {
-            a |= 1 << (qc + d);
-        }
-        if d <= qc {
-            a |= 1 << (qc - d);
-        }
-        a
-    };
+    let attacks = |r: u32, (qr, qc): (u32, u32)| attacked_at(n, qc, r.abs_diff(qr));
     let mut c = Ctx {
         allow: [0; MAX_N as usize],
         gap: [0; MAX_N as usize],

@@ -41,4 +41,4 @@ pub use engine::{
 };
 pub use error::{Error, Result};
 pub use plan::{Job, Method, Plan, Queen};
-pub use search::{Counts, Kernel, Unit};
+pub use search::{Counts, Kernel, Searches, Unit};

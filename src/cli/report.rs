@@ -31,6 +31,10 @@ struct CountJson {
     method: String,
     /// Search kernel used.
     kernel: String,
+    /// Where the CPU workers' searches ran: `lanes` (on the kernel's vector lanes) and
+    /// `depth_first` (trees too small for the lanes, or the dfs kernel). Zero lane searches
+    /// under a vector kernel means the kernel never ran.
+    searches: nqueens::Searches,
     /// Wall time in seconds.
     elapsed_s: f64,
     /// The OpenCL devices that counted, and the units each did (absent on the CPU alone).
@@ -99,6 +103,7 @@ pub(super) fn print_report_of(
             shard: shard.map(|s| s.spec),
             method: r.method.to_string(),
             kernel: r.kernel.to_string(),
+            searches: r.searches,
             elapsed_s: r.elapsed.as_secs_f64(),
             devices: r
                 .devices

@@ -28,4 +28,5 @@ mod unit;
 
 pub use dfs::MAX_N;
 pub use kernel::Kernel;
+pub use lanes::Searches;
 pub use unit::{ClassifyPart, Counts, Part, Tally, Unit, MAX_PREFIX};

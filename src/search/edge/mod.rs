@@ -397,7 +397,7 @@ pub(crate) fn count_part(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) ->
 /// thread, AVX-512): 11 % more nodes, and the last two rows settled without a search are then
 /// the last free row and the bottom queen's, not the last two free rows.
 pub(crate) fn count(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
-    count_from(lanes::MIN_ROWS, kernel, n, first, m, rows)
+    count_from(lanes::min_rows(), kernel, n, first, m, rows)
 }
 
 /// [`count`], on the lanes from `min_rows` searched rows (the tests use every size).
@@ -409,6 +409,7 @@ fn count_from(min_rows: u32, kernel: Kernel, n: u32, first: u32, m: Masks, rows:
     if f >= min_rows.max(3) && lanes::gapped_runs_on(kernel) {
         lanes::count_gapped(kernel, c.full, f, start, &c.allow, &c.gap)
     } else {
+        lanes::record(false);
         search::count_compressed(&c, start)
     }
 }

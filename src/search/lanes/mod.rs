@@ -39,13 +39,91 @@ pub(crate) mod tests;
 use super::bounded::{self as search, Rows};
 use super::dfs::{full_mask, Masks, MAX_N};
 use super::Kernel;
+use std::cell::Cell;
+use std::ops::{Add, AddAssign, Sub};
+
+/// How many searches went to the lanes of a vector kernel and how many ran depth first (on
+/// [`Kernel::Dfs`], on a processor without the kernel, or on a tree below the lane threshold):
+/// which code really counted. Summed per run in [`crate::Report::searches`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Searches {
+    /// Searches on the lanes of the run's kernel.
+    pub lanes: u64,
+    /// Searches depth first.
+    pub depth_first: u64,
+}
+
+impl Add for Searches {
+    type Output = Searches;
+    fn add(self, o: Searches) -> Searches {
+        Searches {
+            lanes: self.lanes + o.lanes,
+            depth_first: self.depth_first + o.depth_first,
+        }
+    }
+}
+
+impl AddAssign for Searches {
+    fn add_assign(&mut self, o: Searches) {
+        *self = *self + o;
+    }
+}
+
+impl Sub for Searches {
+    type Output = Searches;
+    fn sub(self, o: Searches) -> Searches {
+        Searches {
+            lanes: self.lanes - o.lanes,
+            depth_first: self.depth_first - o.depth_first,
+        }
+    }
+}
+
+thread_local! {
+    /// This thread's lane threshold ([`set_min_rows`]).
+    static MIN_ROWS_HERE: Cell<u32> = const { Cell::new(MIN_ROWS) };
+    /// The searches this thread has run ([`searches`]).
+    static SEARCHES: Cell<Searches> = const {
+        Cell::new(Searches { lanes: 0, depth_first: 0 })
+    };
+}
+
+/// The lane threshold of this thread: [`MIN_ROWS`] unless [`set_min_rows`] changed it.
+pub fn min_rows() -> u32 {
+    MIN_ROWS_HERE.with(Cell::get)
+}
+
+/// Sets the fewest rows below a prefix for which [`count`] and [`visit`] use the lanes, on this
+/// thread (the engine sets it on each worker: [`crate::Engine::with_lane_min_rows`]). Checks use
+/// 3 so that small boards reach the lanes too; the default is [`MIN_ROWS`].
+pub fn set_min_rows(rows: u32) {
+    MIN_ROWS_HERE.with(|c| c.set(rows));
+}
+
+/// The searches this thread has run so far; the engine takes the difference around each unit.
+pub fn searches() -> Searches {
+    SEARCHES.with(Cell::get)
+}
+
+/// Records one search, on the lanes or depth first.
+pub(crate) fn record(on_lanes: bool) {
+    SEARCHES.with(|c| {
+        let mut s = c.get();
+        if on_lanes {
+            s.lanes += 1;
+        } else {
+            s.depth_first += 1;
+        }
+        c.set(s);
+    });
+}
 
 /// Counts the solutions below a prefix, like [`search::search`] with [`search::Count`]: rows
 /// `first..n` (with `first + 3 <= n`), whose attacks on row `first` are `m`, under `rows`. On
 /// `kernel`, or the depth-first search if this processor cannot run it or the tree is small
-/// (fewer than [`MIN_ROWS`] rows).
+/// (fewer than [`min_rows`] rows).
 pub fn count(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
-    count_from(MIN_ROWS, kernel, n, first, m, rows)
+    count_from(min_rows(), kernel, n, first, m, rows)
 }
 
 /// [`count`], on the lanes from `min_rows` rows below the prefix (the tests use every size).
@@ -54,6 +132,7 @@ fn count_from(min_rows: u32, kernel: Kernel, n: u32, first: u32, m: Masks, rows:
     #[cfg(target_arch = "x86_64")]
     {
         if worth_lanes(kernel, n - first, min_rows) {
+            record(true);
             let mut count = Count(0);
             // SAFETY: the processor has the features each function is compiled for.
             unsafe {
@@ -66,6 +145,7 @@ fn count_from(min_rows: u32, kernel: Kernel, n: u32, first: u32, m: Masks, rows:
         }
     }
     let _ = kernel;
+    record(false);
     let mut c = search::Count(0);
     search::search(n, first, m, rows, &[0; MAX_N as usize], &mut c);
     c.0
@@ -74,12 +154,12 @@ fn count_from(min_rows: u32, kernel: Kernel, n: u32, first: u32, m: Masks, rows:
 /// Calls `f` with every solution below a prefix (rows `first..n`, `first + 3 <= n`, whose
 /// attacks on row `first` are `m`, under `rows`): the columns of rows `first..n`, in no
 /// particular order. On `kernel`, or the depth-first search if this processor cannot run it or
-/// the tree is small (fewer than [`MIN_ROWS`] rows).
+/// the tree is small (fewer than [`min_rows`] rows).
 ///
 /// Each open node carries the columns of its queens (five bits a row), so this costs more per
 /// node than [`count`]; it serves searches whose every solution must be looked at.
 pub fn visit<F: FnMut(&[u8])>(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows, f: F) {
-    visit_from(MIN_ROWS, kernel, n, first, m, rows, f);
+    visit_from(min_rows(), kernel, n, first, m, rows, f);
 }
 
 /// [`visit`], on the lanes from `min_rows` rows below the prefix.
@@ -102,6 +182,7 @@ fn visit_from<F: FnMut(&[u8])>(
     #[cfg(target_arch = "x86_64")]
     {
         if worth_lanes(kernel, n - first, min_rows) {
+            record(true);
             // SAFETY: the processor has the features each function is compiled for.
             unsafe {
                 match kernel {
@@ -113,6 +194,7 @@ fn visit_from<F: FnMut(&[u8])>(
         }
     }
     let _ = kernel;
+    record(false);
     search::search(n, first, m, rows, &[0; MAX_N as usize], &mut sink);
 }
 
@@ -142,7 +224,7 @@ pub(super) struct Gapped<'a> {
 /// next (the shift of the diagonals between them), `cols_full` the board's columns, `m` the
 /// attacks on the first searched row (the columns of the queens placed in advance included).
 /// Only where [`gapped_runs_on`] says so; the caller decides whether the tree is large enough
-/// for the lanes ([`MIN_ROWS`]).
+/// for the lanes ([`min_rows`]).
 pub fn count_gapped(
     kernel: Kernel,
     cols_full: u32,
@@ -152,6 +234,7 @@ pub fn count_gapped(
     gap: &[u32; MAX_N as usize],
 ) -> u64 {
     assert!(gapped_runs_on(kernel) && rows_n >= 3);
+    record(true);
     let rows = Rows::allowing(*allow);
     let gapped = Gapped { cols_full, gap };
     let mut count = Count(0);

@@ -74,7 +74,7 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
     if args.long.active() {
         return super::longrun::run(&args.long, job, &engine, args.json);
     }
-    let report = engine.count(&job);
+    let report = engine.count(&job)?;
     super::devices::warn_failed(&report.devices);
     print_report(
         &mut std::io::stdout().lock(),

@@ -8,12 +8,26 @@ use nqueens::Engine;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// List the OpenCL devices (index, platform, name, type, compute units, memory).
+/// List where counts can run: the CPU's search kernels (the first line, `cpu: ...`), then the
+/// OpenCL devices (index, platform, name, type, compute units, memory).
 #[derive(Args, Debug)]
 pub struct DevicesArgs {}
 
 pub fn run(_: &DevicesArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
+    let kernels: Vec<&str> = nqueens::Kernel::ALL
+        .into_iter()
+        .rev()
+        .filter(|k| k.available())
+        .map(nqueens::Kernel::name)
+        .collect();
+    writeln!(
+        out,
+        "cpu: kernels {} (auto: {}), {} logical cores",
+        kernels.join(", "),
+        nqueens::Kernel::best(),
+        super::default_threads()
+    )?;
     match opencl::devices() {
         Ok(list) => {
             for d in &list {
@@ -120,14 +134,17 @@ impl EngineArgs {
     }
 }
 
-/// Says on stderr which devices failed during a run (their units were counted on the CPU).
+/// Says on stderr which devices failed during a run, and how many units each had counted
+/// (the CPU counted the rest).
 pub fn warn_failed(devices: &[DeviceRun]) {
     for d in devices {
         if let Some(e) = &d.error {
             eprintln!(
-                "nqueens: OpenCL device {} ({}) failed, its units were counted on the CPU: {}",
+                "nqueens: OpenCL device {} ({}) failed after counting {} units; the CPU counted \
+                 the rest: {}",
                 d.device.index,
                 d.device.name,
+                d.units,
                 e.split_whitespace().collect::<Vec<_>>().join(" ")
             );
         }

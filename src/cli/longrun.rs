@@ -306,6 +306,20 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
     if let Some(e) = driver.error.take() {
         return Err(e.into());
     }
+    if let Some(e) = outcome.device_failure() {
+        // The device counting alone failed: what it finished is kept, nothing is printed as
+        // the count.
+        driver.save().context("could not save the checkpoint")?;
+        let saved = match &args.checkpoint {
+            Some(p) => format!(
+                "; the {} finished units are saved in {}",
+                driver.ckpt.done.len(),
+                p.display()
+            ),
+            None => String::new(),
+        };
+        return Err(anyhow::Error::new(e).context(format!("no count{saved}")));
+    }
     if outcome.interrupted {
         let sig = signal.load(Ordering::SeqCst);
         driver.save().context("could not save the checkpoint")?;
@@ -346,6 +360,7 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
         kernel: engine.kernel(),
         elapsed,
         devices: outcome.devices.clone(),
+        searches: outcome.searches,
     };
     match args.shard {
         // The result file is a shard's output: on stdout when it was not written.

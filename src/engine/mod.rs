@@ -12,8 +12,8 @@ pub use accel::Devices;
 
 use crate::plan::{check_threads, evaluate_on, evaluate_rest_on, has_rest, Job, Method, Plan};
 use crate::search::dfs::{self, Masks};
-use crate::search::opencl::{Counter, DeviceInfo};
-use crate::search::{Counts, Kernel, Unit};
+use crate::search::opencl::{Counter, DeviceInfo, OpenClError};
+use crate::search::{lanes, Counts, Kernel, Searches, Unit};
 use accel::Batch;
 use crossbeam::channel;
 use crossbeam::utils::CachePadded;
@@ -33,8 +33,9 @@ pub struct UnitTiming {
     pub elapsed: Duration,
 }
 
-/// One finished unit, as sent from a worker to the calling thread.
-type Done = (u32, Counts, UnitTiming);
+/// One finished unit, as sent from a worker to the calling thread: its index, counts, timing and
+/// the searches its CPU part took.
+type Done = (u32, Counts, UnitTiming, Searches);
 
 /// Receives the engine's events on the calling thread.
 pub trait Observer {
@@ -87,6 +88,8 @@ pub struct Outcome {
     pub elapsed: Duration,
     /// What each OpenCL device did, in the order of [`Engine::devices`].
     pub devices: Vec<DeviceRun>,
+    /// The searches the CPU workers ran for the units finished, on the lanes or depth first.
+    pub searches: Searches,
 }
 
 /// What one OpenCL device did in a run.
@@ -99,7 +102,8 @@ pub struct DeviceRun {
     pub units: usize,
     /// How long building its kernels took, when the engine opened it.
     pub build_time: Duration,
-    /// Why it stopped early, if it failed (its units were counted on the CPU instead).
+    /// Why it stopped early, if it failed. Beside the CPU workers, the CPU counted its units
+    /// instead; alone ([`Devices::Only`]) the run stopped there ([`Outcome::interrupted`]).
     pub error: Option<String>,
 }
 
@@ -108,6 +112,9 @@ pub struct Engine {
     pool: rayon::ThreadPool,
     threads: usize,
     kernel: Kernel,
+    lane_min_rows: u32,
+    /// Batches after which each device fails on purpose (`NQUEENS_OPENCL_FAIL_AFTER`).
+    fail_after: Option<usize>,
     devices: Devices,
     counters: Vec<Arc<Mutex<Counter>>>,
     device_info: Vec<(DeviceInfo, Duration)>,
@@ -127,6 +134,8 @@ impl Engine {
             pool,
             threads,
             kernel: Kernel::best(),
+            lane_min_rows: lanes::MIN_ROWS,
+            fail_after: None,
             devices: Devices::Cpu,
             counters: Vec::new(),
             device_info: Vec::new(),
@@ -146,12 +155,32 @@ impl Engine {
         Ok(self)
     }
 
+    /// This engine, searching on the lanes of its kernel every tree of at least `rows` rows
+    /// below a unit's prefix (3 to 32; the default, [`lanes::MIN_ROWS`], is where the lanes
+    /// start to pay). Smaller trees run depth first. Lower it to make checks on small boards
+    /// reach the lane code; [`Report::searches`] says where the searches went.
+    pub fn with_lane_min_rows(mut self, rows: u32) -> Result<Engine> {
+        if !(3..=crate::search::MAX_N).contains(&rows) {
+            return Err(Error::Unsupported(format!(
+                "the lane threshold must be 3 to {} rows, got {rows}",
+                crate::search::MAX_N
+            )));
+        }
+        self.lane_min_rows = rows;
+        Ok(self)
+    }
+
     /// This engine, counting on the OpenCL devices `which` names as well (see [`Devices`]).
     /// Opens them and builds their kernels once, here. Fails with [`Error::NoDevice`] when
     /// OpenCL or the device asked for is missing ([`Devices::Gpus`] then counts on the CPU and
     /// says why in [`Engine::device_note`]), and with [`Error::Device`] when a device fails.
+    ///
+    /// For checks of how failures are handled, the environment variable
+    /// `NQUEENS_OPENCL_FAIL_AFTER=K` makes every device fail at its batch K + 1, or when it runs
+    /// out of units before that.
     pub fn with_devices(mut self, which: Devices) -> Result<Engine> {
         let (counters, note) = accel::open(which)?;
+        self.fail_after = accel::fail_after()?;
         self.device_info = counters
             .iter()
             .map(|c| (c.device().clone(), c.build_time()))
@@ -232,6 +261,7 @@ impl Engine {
                 let worker = DeviceWorker {
                     id: self.threads + d,
                     device: d,
+                    fail_after: self.fail_after,
                     counter: counter.clone(),
                     shared: cpu_units,
                     plan: plan.clone(),
@@ -254,6 +284,7 @@ impl Engine {
         }
         drop(work_tx);
         let kernel = self.kernel;
+        let lane_min_rows = self.lane_min_rows;
         for worker in 0..self.threads.min(total_units) {
             let (plan, queue, stop, tx, work_rx, alive) = (
                 plan.clone(),
@@ -264,6 +295,7 @@ impl Engine {
                 alive.clone(),
             );
             self.pool.spawn(move || {
+                lanes::set_min_rows(lane_min_rows);
                 let takes_units = || cpu_units || alive.load(Ordering::Acquire) == 0;
                 while !stop.load(Ordering::Relaxed) {
                     // Work handed over by a device first: its unit is waiting for it.
@@ -285,7 +317,8 @@ impl Engine {
                         },
                     };
                     let t0 = Instant::now();
-                    let done = match work {
+                    let searches = lanes::searches();
+                    let (index, counts, timing) = match work {
                         CpuWork::Whole(index) => {
                             let counts = evaluate_on(&plan, &plan.units()[index as usize], kernel);
                             let timing = UnitTiming {
@@ -306,6 +339,7 @@ impl Engine {
                             (index, counts, timing)
                         }
                     };
+                    let done = (index, counts, timing, lanes::searches() - searches);
                     if tx.send(done).is_err() {
                         break;
                     }
@@ -329,10 +363,12 @@ impl Engine {
                     error: None,
                 })
                 .collect(),
+            searches: Searches::default(),
         };
         let first_device = self.threads;
-        let record = |outcome: &mut Outcome, counts: Counts, timing: &UnitTiming| {
+        let record = |outcome: &mut Outcome, counts: Counts, timing: &UnitTiming, s: Searches| {
             outcome.counts += counts;
+            outcome.searches += s;
             outcome.units_done += 1;
             if let Some(d) = timing.worker.checked_sub(first_device) {
                 outcome.devices[d].units += 1;
@@ -341,8 +377,8 @@ impl Engine {
         let mut last_tick = Instant::now();
         while outcome.units_done < total_units {
             let flow = match rx.recv_timeout(opts.tick) {
-                Ok((index, counts, timing)) => {
-                    record(&mut outcome, counts, &timing);
+                Ok((index, counts, timing, searches)) => {
+                    record(&mut outcome, counts, &timing, searches);
                     observer.unit_done(&plan.units()[index as usize], counts, timing)
                 }
                 Err(channel::RecvTimeoutError::Timeout) => ControlFlow::Continue(()),
@@ -358,8 +394,8 @@ impl Engine {
             if flow.is_break() || stop.load(Ordering::Relaxed) {
                 stop.store(true, Ordering::Relaxed);
                 // Results that arrived before the stop still count.
-                while let Ok((index, counts, timing)) = rx.try_recv() {
-                    record(&mut outcome, counts, &timing);
+                while let Ok((index, counts, timing, searches)) = rx.try_recv() {
+                    record(&mut outcome, counts, &timing, searches);
                     let _ = observer.unit_done(&plan.units()[index as usize], counts, timing);
                 }
                 outcome.interrupted = outcome.units_done < total_units;
@@ -432,6 +468,8 @@ struct DeviceWorker {
     /// Its worker number in [`UnitTiming`]: the CPU threads come first.
     id: usize,
     device: usize,
+    /// Batches after which it fails on purpose.
+    fail_after: Option<usize>,
     counter: Arc<Mutex<Counter>>,
     /// Whether CPU workers take units too.
     shared: bool,
@@ -451,6 +489,7 @@ impl DeviceWorker {
         let mut counter = lock(&self.counter);
         let mut batch = Batch::default();
         let n = self.plan.job().n();
+        let mut batches = 0;
         while !self.stop.load(Ordering::Relaxed) {
             batch.clear();
             let t0 = Instant::now();
@@ -468,13 +507,24 @@ impl DeviceWorker {
                 taken.push(index);
                 batch.push(&self.plan, &self.plan.units()[index as usize]);
             }
-            if taken.is_empty() {
-                break;
-            }
-            let results = match batch.count(&mut counter, n) {
+            let results = match self.fail_after {
+                // An injected failure comes at batch k + 1, or at the end if the device takes
+                // fewer batches: a check that asks for one always sees it.
+                Some(k) if batches >= k || taken.is_empty() => Err(OpenClError::Injected(k)),
+                _ if taken.is_empty() => break,
+                _ => batch.count(&mut counter, n),
+            };
+            batches += 1;
+            let results = match results {
                 Ok(results) => results,
                 Err(e) => {
                     lock(&self.errors).push((self.device, e.to_string()));
+                    if !self.shared {
+                        // Alone, the device was asked for: its failure ends the run, so that
+                        // a broken device is seen, not hidden behind CPU counts.
+                        self.stop.store(true, Ordering::Relaxed);
+                        return;
+                    }
                     // Nothing of the batch was reported: the CPU workers do all of it. They
                     // take units from the queue too once no device is left.
                     drop(self.alive);
@@ -500,7 +550,9 @@ impl DeviceWorker {
                         })
                         .is_ok()
                 } else {
-                    self.done.send((index, counts, timing)).is_ok()
+                    self.done
+                        .send((index, counts, timing, Searches::default()))
+                        .is_ok()
                 };
                 if !sent {
                     return;
@@ -531,6 +583,8 @@ pub struct Report {
     pub elapsed: Duration,
     /// What each OpenCL device did (empty when the count ran on the CPU only).
     pub devices: Vec<DeviceRun>,
+    /// Where the CPU workers' searches ran: on the lanes of `kernel` or depth first.
+    pub searches: Searches,
 }
 
 /// Counts the solutions of `job` on `threads` workers: the one-call entry point.
@@ -541,15 +595,21 @@ pub struct Report {
 /// assert_eq!(report.counts.total, 92);
 /// ```
 pub fn count(job: &Job, threads: usize) -> Result<Report> {
-    Ok(Engine::new(threads)?.count(job))
+    Engine::new(threads)?.count(job)
 }
 
 impl Engine {
-    /// Counts the solutions of `job`: all its units, no observer.
-    pub fn count(&self, job: &Job) -> Report {
+    /// Counts the solutions of `job`: all its units, no observer. Fails with [`Error::Device`]
+    /// when the one device counting alone ([`Devices::Only`]) fails: no partial count is
+    /// returned. A device beside the CPU workers that fails leaves its units to them, and the
+    /// report says so ([`DeviceRun::error`]).
+    pub fn count(&self, job: &Job) -> Result<Report> {
         let plan = Arc::new(Plan::new(job.clone()));
         let outcome = self.run(&plan, &RunOptions::default(), &mut NoObserver);
-        Report {
+        if let Some(e) = outcome.device_failure() {
+            return Err(e);
+        }
+        Ok(Report {
             n: job.n(),
             counts: outcome.counts,
             method: plan.method(),
@@ -559,11 +619,34 @@ impl Engine {
             kernel: self.kernel,
             elapsed: outcome.elapsed,
             devices: outcome.devices,
+            searches: outcome.searches,
+        })
+    }
+}
+
+impl Outcome {
+    /// The error that stopped this run, if a device counting alone failed: the device named,
+    /// with the units done before it stopped.
+    pub fn device_failure(&self) -> Option<Error> {
+        if !self.interrupted {
+            return None;
         }
+        self.devices.iter().find_map(|d| {
+            let e = d.error.as_ref()?;
+            Some(Error::Device(format!(
+                "OpenCL device {} ({}) failed and the count stopped after {} units: {}",
+                d.device.index,
+                d.device.name,
+                self.units_done,
+                e.split_whitespace().collect::<Vec<_>>().join(" ")
+            )))
+        })
     }
 }
 
 pub use crate::plan::MAX_THREADS;
+/// The default lane threshold of an engine ([`Engine::with_lane_min_rows`]).
+pub use crate::search::lanes::MIN_ROWS as LANE_MIN_ROWS;
 
 /// OpenCL devices that can take counting work: listed by `nqueens devices`. The OpenCL library is
 /// loaded at run time, so a machine without it runs every CPU count and gets a clear error here.

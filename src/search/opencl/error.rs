@@ -54,6 +54,9 @@ pub enum OpenClError {
     /// Arguments that the kernel cannot take (bad board size, sub-problem or rows index).
     #[error("invalid input: {0}")]
     InvalidInput(String),
+    /// A failure asked for with `NQUEENS_OPENCL_FAIL_AFTER`, to check how failures are handled.
+    #[error("failure injected by NQUEENS_OPENCL_FAIL_AFTER={0}")]
+    Injected(usize),
 }
 
 impl OpenClError {

@@ -6,7 +6,9 @@ use clap::Args;
 use nqueens::known::{self, MAX_KNOWN_N};
 use nqueens::longrun::estimate;
 use nqueens::{Job, Method};
+use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Count N = 1..=M and compare each count with the published value (OEIS A000170, A002562).
@@ -30,6 +32,90 @@ pub struct VerifyArgs {
     /// it, such a run stops at once and prints the estimate).
     #[arg(long)]
     yes: bool,
+    /// Compare with the values in FILE instead of the built-in table: lines `N TOTAL [UNIQUE]`
+    /// (an OEIS b-file of A000170 works as it is; `#` starts a comment). Every N checked must
+    /// be there, with UNIQUE when --unique is given.
+    #[arg(long, value_name = "FILE")]
+    table: Option<PathBuf>,
+}
+
+/// A value to compare with: the total, and the unique count when known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Expected {
+    total: u128,
+    unique: Option<u128>,
+}
+
+/// Reads a table of expected values: lines `N TOTAL [UNIQUE]`, blank lines and `#` comments
+/// ignored. A malformed line or an N given twice is a usage error naming the line.
+fn read_table(path: &Path) -> Result<BTreeMap<u32, Expected>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| UsageError(format!("cannot read the table {}: {e}", path.display())))?;
+    let mut table = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let bad = |why: &str| {
+            UsageError(format!(
+                "{} line {}: {why} (expected N TOTAL [UNIQUE]): '{}'",
+                path.display(),
+                i + 1,
+                super::shown(line).escape_debug()
+            ))
+        };
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if !(2..=3).contains(&words.len()) {
+            return Err(bad("not two or three numbers").into());
+        }
+        let n: u32 = words[0]
+            .parse()
+            .map_err(|_| bad("N is not a whole number"))?;
+        let total: u128 = words[1]
+            .parse()
+            .map_err(|_| bad("TOTAL is not a whole number"))?;
+        let unique = match words.get(2) {
+            Some(w) => Some(w.parse().map_err(|_| bad("UNIQUE is not a whole number"))?),
+            None => None,
+        };
+        if table.insert(n, Expected { total, unique }).is_some() {
+            return Err(bad(&format!("N = {n} is given twice")).into());
+        }
+    }
+    Ok(table)
+}
+
+/// The values to compare N = 1..=`max` with: from `table`, or the published ones.
+fn expected_values(args: &VerifyArgs) -> Result<Vec<Expected>> {
+    let Some(path) = &args.table else {
+        return Ok((1..=args.max)
+            .map(|n| {
+                let p = known::published(n).expect("--max is checked against the table");
+                Expected {
+                    total: p.total,
+                    unique: Some(p.unique),
+                }
+            })
+            .collect());
+    };
+    let table = read_table(path)?;
+    (1..=args.max)
+        .map(|n| match table.get(&n) {
+            Some(e) if args.unique && e.unique.is_none() => Err(UsageError(format!(
+                "{} has no unique count for N = {n}, which --unique checks",
+                path.display()
+            ))
+            .into()),
+            Some(&e) => Ok(e),
+            None => Err(UsageError(format!(
+                "{} has no value for N = {n} (verify checks N = 1 to {})",
+                path.display(),
+                args.max
+            ))
+            .into()),
+        })
+        .collect()
 }
 
 pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
@@ -40,6 +126,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         ))
         .into());
     }
+    let expected = expected_values(args)?;
     let threads = args.threads.unwrap_or_else(default_threads);
     let cpu = (1..=args.max)
         .map(|n| estimate::cpu_time_of(n, args.method, args.unique, args.engine.cpu_kernel()))
@@ -61,16 +148,15 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         )?;
     }
     let mut mismatches = 0;
-    for n in 1..=args.max {
-        let published = known::published(n).expect("table covers 1..=27");
+    for (n, published) in (1..=args.max).zip(expected) {
         let job = Job::new(n)?
             .with_method(args.method)
             .with_unique(args.unique)
             .with_default_split_depth(threads);
-        let r = engine.count(&job);
+        let r = engine.count(&job)?;
         super::devices::warn_failed(&r.devices);
         let ok = r.counts.total == published.total
-            && (!args.unique || r.counts.unique == published.unique);
+            && (!args.unique || Some(r.counts.unique) == published.unique);
         mismatches += usize::from(!ok);
         let status = if ok { "OK" } else { "MISMATCH" };
         let secs = r.elapsed.as_secs_f64();
@@ -78,7 +164,10 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
             writeln!(
                 out,
                 "{n:>3} {:>12} {:>12} {:>10} {:>10} {secs:>8.3}s  {status}",
-                r.counts.total, published.total, r.counts.unique, published.unique
+                r.counts.total,
+                published.total,
+                r.counts.unique,
+                published.unique.unwrap_or_default()
             )?;
         } else {
             writeln!(
@@ -91,8 +180,12 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     }
     if mismatches > 0 {
         eprintln!(
-            "nqueens: {mismatches} of {} counts differ from the published values",
-            args.max
+            "nqueens: {mismatches} of {} counts differ from the {}",
+            args.max,
+            match &args.table {
+                Some(path) => format!("values in {}", path.display()),
+                None => "published values".into(),
+            }
         );
         return Ok(ExitCode::FAILURE);
     }

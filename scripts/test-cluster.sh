@@ -155,17 +155,28 @@ read -r array merge < <(CHECKPOINT_EVERY=1000 PROGRESS_EVERY=0.2 \
     scripts/slurm/submit.sh 16 2 "$tmp/slurm-requeue" -- --method plain --kernel dfs)
 jobs_submitted+=("$array" "$merge")
 # Once the count reports progress, the batch script has set its signal traps.
-for ((t = 0; t < 120; t++)); do
+for ((t = 0; ; t++)); do
     grep -qs "progress:" "$tmp/slurm-requeue/shard-0.log" && break
+    if [ "$t" -ge 120 ]; then
+        log "shard 0 reported no progress in 60 s"
+        exit 1
+    fi
     sleep 0.5
 done
 scancel -b -s USR1 "${array}_0"
 # Slurm holds a requeued job back for a while (BeginTime); release it at once.
-for ((t = 0; t < 60; t++)); do
+for ((t = 0; ; t++)); do
     [ "$(job_state "${array}_0")" = PENDING ] && break
+    if [ "$t" -ge 60 ]; then
+        log "shard 0 was not requeued within 30 s (state $(job_state "${array}_0"))"
+        exit 1
+    fi
     sleep 0.5
 done
-scontrol update JobId="${array}_0" StartTime=now || true
+if ! out=$(scontrol update JobId="${array}_0" StartTime=now 2>&1); then
+    # It may have started on its own between the two calls; still pending means a real failure.
+    [ "$(job_state "${array}_0")" != PENDING ] || { log "could not release shard 0: $out"; exit 1; }
+fi
 wait_job "$merge" 300
 [ "$(job_state "$merge")" = COMPLETED ] || { log "merge job: $(job_state "$merge")"; exit 1; }
 grep -q "stopped by signal 15" "$tmp/slurm-requeue/shard-0.log" || { log "shard 0 was not stopped"; exit 1; }

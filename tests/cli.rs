@@ -1,5 +1,7 @@
 //! The command line as a user meets it: outputs, and one clear line with exit code 2 for bad input.
 
+mod common;
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 
@@ -67,6 +69,15 @@ fn count_json_has_the_fields() {
             (Some(365596), Some(45752))
         );
         assert_eq!(v["kernel"], kernel.to_string().as_str());
+        // Where the searches went: on the lanes of a vector kernel, depth first with dfs.
+        let lanes = v["searches"]["lanes"].as_u64().unwrap();
+        let depth_first = v["searches"]["depth_first"].as_u64().unwrap();
+        if kernel == nqueens::Kernel::Dfs {
+            assert_eq!(lanes, 0);
+            assert!(depth_first > 0);
+        } else {
+            assert!(lanes > 0, "{kernel}: {v}");
+        }
     }
 }
 
@@ -97,6 +108,102 @@ fn verify_reports_ok_lines() {
         .stdout(predicate::str::contains(
             "352          352         46         46",
         ));
+}
+
+/// `verify --table`: a table with one value off by one gives `MISMATCH` on that line alone and
+/// exit code 1 (the check that `verify` can fail, which `scripts/gpu-check.sh` relies on); the
+/// right values pass; a table that cannot serve is a usage error.
+#[test]
+fn verify_reports_a_mismatch() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = |name: &str, edit: &dyn Fn(u32, u128, u128) -> String| {
+        let path = dir.path().join(name);
+        let text: String = (1..=9)
+            .map(|n| {
+                let p = nqueens::known::published(n).unwrap();
+                edit(n, p.total, p.unique) + "\n"
+            })
+            .collect();
+        std::fs::write(&path, format!("# N total unique\n{text}")).unwrap();
+        path
+    };
+    let right = table("right.txt", &|n, t, u| format!("{n} {t} {u}"));
+    let total_off = table("total.txt", &|n, t, u| {
+        format!("{n} {} {u}", if n == 6 { t + 1 } else { t })
+    });
+    let unique_off = table("unique.txt", &|n, t, u| {
+        format!("{n} {t} {}", if n == 8 { u - 1 } else { u })
+    });
+    let totals_only = table("b000170.txt", &|n, t, _| format!("{n} {t}"));
+    let verify = |path: &std::path::Path, unique: bool| {
+        let mut cmd = nq();
+        cmd.args(["verify", "--max", "9", "-t", "2", "--table"])
+            .arg(path);
+        if unique {
+            cmd.arg("--unique");
+        }
+        cmd.output().unwrap()
+    };
+    let statuses = |out: &std::process::Output| -> Vec<String> {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().last().unwrap().to_string())
+            .collect()
+    };
+    let ok = verify(&right, true);
+    assert_eq!(ok.status.code(), Some(0));
+    assert_eq!(statuses(&ok), vec!["OK"; 9]);
+    for (path, unique, bad) in [
+        (&total_off, false, 6),
+        (&total_off, true, 6),
+        (&unique_off, true, 8),
+    ] {
+        let out = verify(path, unique);
+        assert_eq!(out.status.code(), Some(1), "{path:?} unique {unique}");
+        let want: Vec<&str> = (1..=9)
+            .map(|n| if n == bad { "MISMATCH" } else { "OK" })
+            .collect();
+        assert_eq!(statuses(&out), want, "{path:?} unique {unique}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("1 of 9 counts differ from the values in"),
+            "{err}"
+        );
+    }
+    // Without --unique the unique column is not compared; an OEIS b-file (totals) serves.
+    assert_eq!(verify(&unique_off, false).status.code(), Some(0));
+    assert_eq!(verify(&totals_only, false).status.code(), Some(0));
+    let table_arg = |p: &std::path::Path| p.to_str().unwrap().to_string();
+    let b = table_arg(&totals_only);
+    usage_error(
+        &["verify", "--max", "9", "--unique", "--table", &b],
+        None,
+        "has no unique count for N = 1",
+    );
+    usage_error(
+        &["verify", "--max", "10", "--table", &b],
+        None,
+        "has no value for N = 10",
+    );
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, "1 1\n2 zero\n").unwrap();
+    usage_error(
+        &["verify", "--max", "2", "--table", &table_arg(&bad)],
+        None,
+        "bad.txt line 2: TOTAL is not a whole number",
+    );
+    std::fs::write(&bad, "1 1\n1 1\n").unwrap();
+    usage_error(
+        &["verify", "--max", "1", "--table", &table_arg(&bad)],
+        None,
+        "N = 1 is given twice",
+    );
+    usage_error(
+        &["verify", "--table", "/nonexistent/t.txt"],
+        None,
+        "cannot read the table /nonexistent/t.txt",
+    );
 }
 
 fn usage_error(args: &[&str], stdin: Option<&str>, needle: &str) {
@@ -246,11 +353,23 @@ fn help_names_the_default_thread_count() {
 #[test]
 fn devices_without_opencl_say_why() {
     let empty = tempfile::tempdir().unwrap();
-    nq().arg("devices")
+    let out = nq()
+        .arg("devices")
         .env("OCL_ICD_VENDORS", empty.path())
-        .assert()
-        .success()
-        .stdout(predicates::str::starts_with("no OpenCL devices: "));
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[1].starts_with("no OpenCL devices: "), "{text}");
+    // The CPU's kernels first, fastest first, as `auto` chooses: what CI prints of its machine.
+    let best = nqueens::Kernel::best();
+    assert!(lines[0].starts_with("cpu: kernels "), "{text}");
+    assert!(lines[0].contains(&format!("(auto: {best})")), "{text}");
+    for k in common::kernels() {
+        assert!(lines[0].contains(k.name()), "{k}: {text}");
+    }
 }
 
 #[test]
@@ -300,7 +419,10 @@ fn bare_nqueens_on_a_terminal_says_what_it_reads() {
         .stdout(std::process::Stdio::piped())
         .spawn()
     else {
-        println!("skipped: no `script` here");
+        common::skip(
+            "bare_nqueens_on_a_terminal",
+            "no `script` (util-linux) here",
+        );
         return;
     };
     {

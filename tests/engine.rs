@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{naive_count, naive_unique};
+use common::{assert_ran_on, kernels, naive_count, naive_unique};
 use nqueens::known::published;
 use nqueens::Kernel;
 use nqueens::{count, serial_count, Engine, Job, Method};
@@ -41,10 +41,15 @@ fn thread_counts_out_of_range_are_refused() {
 
 #[test]
 fn engine_matches_naive_on_every_thread_count_depth_method_and_kernel() {
-    let kernels: Vec<Kernel> = Kernel::ALL.into_iter().filter(|k| k.available()).collect();
     for threads in THREADS {
-        for kernel in kernels.iter().copied() {
-            let engine = Engine::new(threads).unwrap().with_kernel(kernel).unwrap();
+        for kernel in kernels() {
+            // Every tree of three rows or more on the lanes: the loop tests the kernel it names.
+            let engine = Engine::new(threads)
+                .unwrap()
+                .with_kernel(kernel)
+                .unwrap()
+                .with_lane_min_rows(3)
+                .unwrap();
             for n in 1..=11u32 {
                 let expect = naive_count(n as usize);
                 for method in Method::ALL {
@@ -54,15 +59,16 @@ fn engine_matches_naive_on_every_thread_count_depth_method_and_kernel() {
                             .with_method(method)
                             .with_split_depth(depth)
                             .unwrap();
-                        let r = engine.count(&job);
+                        let r = engine.count(&job).unwrap();
                         assert_eq!(
                             r.counts.total, expect,
                             "n = {n}, {method}, depth {depth}, {threads} threads, {kernel}"
                         );
-                        assert_eq!(
-                            (r.threads, r.split_depth, r.kernel),
-                            (threads, depth, kernel)
-                        );
+                        assert_eq!((r.threads, r.split_depth), (threads, depth));
+                        if n >= 8 {
+                            let what = format!("n = {n}, {method}, depth {depth}, {threads}t");
+                            assert_ran_on(&r, kernel, &what);
+                        }
                     }
                 }
             }
@@ -93,16 +99,21 @@ fn unique_counts_match_naive() {
     }
 }
 
+/// The default method on the fastest kernel, at split depths named here (the default depth
+/// depends on this machine's cores).
 #[test]
 fn published_totals_up_to_15() {
     for n in 1..=15u32 {
         let p = published(n).unwrap();
-        for threads in [1, 3] {
-            let job = Job::new(n).unwrap();
+        for (threads, depth) in [(1, 1), (3, 2), (1, 3), (3, 4)] {
+            let Ok(job) = Job::new(n).unwrap().with_split_depth(depth) else {
+                assert!(depth > n, "n = {n}, depth {depth}");
+                continue;
+            };
             assert_eq!(
                 count(&job, threads).unwrap().counts.total,
                 p.total,
-                "n = {n}, {threads} threads"
+                "n = {n}, {threads} threads, depth {depth}"
             );
         }
         if n <= 14 {
@@ -125,13 +136,13 @@ fn published_unique_up_to_13() {
     }
 }
 
-/// Slow: run by `scripts/slow-checks.sh` (or `cargo test --release -- --ignored`).
+/// The engine at N = 16 and 17 with the default method at split depths 3 and 4 (depth 2 and
+/// both methods on every lane kernel: `tests/methods.rs`), in CI.
 #[test]
-#[ignore = "slow: N = 16 and 17"]
 fn published_totals_16_and_17() {
     for n in [16u32, 17] {
         let p = published(n).unwrap();
-        for depth in [2, 3] {
+        for depth in [3, 4] {
             let job = Job::new(n).unwrap().with_split_depth(depth).unwrap();
             assert_eq!(
                 count(&job, 2).unwrap().counts.total,
@@ -139,6 +150,53 @@ fn published_totals_16_and_17() {
                 "n = {n}, depth {depth}"
             );
         }
-        assert_eq!(serial_count(n).unwrap(), p.total, "serial n = {n}");
+    }
+}
+
+/// Slow (half a minute): the serial solver at N = 16 and 17. Run by `scripts/slow-checks.sh`
+/// (or `cargo test --release -- --ignored`).
+#[test]
+#[ignore = "slow: the serial solver at N = 16 and 17"]
+fn serial_16_and_17() {
+    for n in [16u32, 17] {
+        assert_eq!(
+            serial_count(n).unwrap(),
+            published(n).unwrap().total,
+            "serial n = {n}"
+        );
+    }
+}
+
+/// Every seed file of proptest belongs to a source file that still exists: proptest reads
+/// `proptest-regressions/<path of the source under src/ or tests/>.txt`, and a seed file left
+/// behind by a moved source is never replayed.
+#[test]
+fn proptest_seed_files_belong_to_sources() {
+    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                files(&p, out);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut seeds = Vec::new();
+    files(&root.join("proptest-regressions"), &mut seeds);
+    assert!(!seeds.is_empty());
+    for seed in seeds {
+        let rel = seed
+            .strip_prefix(root.join("proptest-regressions"))
+            .unwrap()
+            .with_extension("rs");
+        let owners = [root.join("src").join(&rel), root.join("tests").join(&rel)];
+        assert!(
+            owners.iter().any(|p| p.exists()),
+            "{} belongs to no source file ({})",
+            seed.display(),
+            rel.display()
+        );
     }
 }

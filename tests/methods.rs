@@ -5,33 +5,54 @@
 mod common;
 
 use assert_cmd::Command;
-use common::{naive_count, naive_solutions, naive_unique};
+use common::{assert_ran_on, kernels, naive_count, naive_solutions, naive_unique};
 use nqueens::known::published;
 use nqueens::plan::evaluate_nodes;
 use nqueens::Kernel;
 use nqueens::{count, Counts, Engine, Job, Method, Plan, Queen};
 use proptest::prelude::*;
 
-/// Every search kernel this processor can run (the depth-first search always).
-fn kernels() -> Vec<Kernel> {
-    Kernel::ALL.into_iter().filter(|k| k.available()).collect()
+/// The lane threshold of the checks on small boards: every tree of three rows or more runs on
+/// the lanes of a vector kernel, so that the loops over kernels test the kernels they name.
+const SMALL: u32 = 3;
+
+/// An engine on `kernel` whose lanes take trees of at least `min_rows` rows.
+fn engine(threads: usize, kernel: Kernel, min_rows: u32) -> Engine {
+    Engine::new(threads)
+        .unwrap()
+        .with_kernel(kernel)
+        .unwrap()
+        .with_lane_min_rows(min_rows)
+        .unwrap()
 }
 
+/// Total and unique counts of N with `method` at split depth `depth`, on `kernel` with the lane
+/// threshold `min_rows`; asserts that the method and kernel asked for are the ones that ran.
 fn counts(
     n: u32,
     method: Method,
-    depth: Option<u32>,
+    depth: u32,
     threads: usize,
     kernel: Kernel,
-) -> (Counts, Method) {
-    let mut job = Job::new(n).unwrap().with_method(method).with_unique(true);
-    if let Some(d) = depth {
-        job = job.with_split_depth(d).unwrap();
+    min_rows: u32,
+) -> Counts {
+    let job = Job::new(n)
+        .unwrap()
+        .with_method(method)
+        .with_unique(true)
+        .with_split_depth(depth)
+        .unwrap();
+    let r = engine(threads, kernel, min_rows).count(&job).unwrap();
+    let what = format!("n = {n}, {method}, depth {depth}, {threads} threads, {kernel}");
+    if n > 1 {
+        // N = 1: d4 and edge fall back to mirror (`d4_keeps_symmetric_placements_only`).
+        assert_eq!(r.method, method, "{what}");
     }
-    let engine = Engine::new(threads).unwrap().with_kernel(kernel).unwrap();
-    let r = engine.count(&job);
-    assert_eq!(r.kernel, kernel);
-    (r.counts, r.method)
+    // Boards of 8 and more leave every method trees of three rows or more below its units.
+    if n >= 8 {
+        assert_ran_on(&r, kernel, &what);
+    }
+    r.counts
 }
 
 #[test]
@@ -45,7 +66,7 @@ fn edge_is_the_default_method() {
 }
 
 /// Every method and kernel, thread counts 1 and 3, every split depth, N = 1..=13: total and
-/// unique equal the published values.
+/// unique equal the published values; the lanes take every tree of three rows or more.
 #[test]
 fn every_method_depth_and_thread_count_up_to_13() {
     for n in 1..=13u32 {
@@ -54,7 +75,7 @@ fn every_method_depth_and_thread_count_up_to_13() {
             for depth in 1..=n.min(4) {
                 for threads in [1, 3] {
                     for kernel in kernels() {
-                        let (c, _) = counts(n, method, Some(depth), threads, kernel);
+                        let c = counts(n, method, depth, threads, kernel, SMALL);
                         assert_eq!(
                             (c.total, c.unique),
                             (p.total, p.unique),
@@ -67,21 +88,78 @@ fn every_method_depth_and_thread_count_up_to_13() {
     }
 }
 
-/// N = 14 and 15 at the default split depth, every method and kernel, 1 and 3 threads.
+/// N = 14 and 15 at every split depth (1 to 4, named here rather than taken from this
+/// machine's core count), every method and kernel, 1 and 3 threads, the lanes from their
+/// default threshold.
 #[test]
-fn every_method_at_14_and_15() {
+fn every_method_and_depth_at_14_and_15() {
     for n in [14u32, 15] {
         let p = published(n).unwrap();
         for method in Method::ALL {
-            for threads in [1, 3] {
+            for depth in 1..=4 {
+                // Both thread counts at each depth would double the time for little: they
+                // alternate with the depth.
+                let threads = if depth % 2 == 1 { 1 } else { 3 };
                 for kernel in kernels() {
-                    let (c, used) = counts(n, method, None, threads, kernel);
-                    assert_eq!(used, method);
+                    if kernel == Kernel::Dfs && method == Method::Plain && n == 15 {
+                        // 16 s here; plain on dfs is checked at N = 14.
+                        continue;
+                    }
+                    let min_rows = nqueens::engine::LANE_MIN_ROWS;
+                    let c = counts(n, method, depth, threads, kernel, min_rows);
                     assert_eq!(
                         (c.total, c.unique),
                         (p.total, p.unique),
-                        "n = {n}, {method}, {threads} threads, {kernel}"
+                        "n = {n}, {method}, depth {depth}, {threads} threads, {kernel}"
                     );
+                }
+            }
+        }
+    }
+}
+
+/// The published totals and unique counts of N = 16 and 17 with edge (the default) and d4, on
+/// every lane kernel this processor has, 1 and 2 threads: the sizes people run, in CI (seconds
+/// each). The depth-first runs of the same are in the ignored `d4_at_16_and_17`.
+#[test]
+fn edge_and_d4_at_16_and_17_on_the_lanes() {
+    let lane_kernels: Vec<Kernel> = kernels()
+        .into_iter()
+        .filter(|&k| k != Kernel::Dfs)
+        .collect();
+    if lane_kernels.is_empty() {
+        common::skip(
+            "edge_and_d4_at_16_and_17_on_the_lanes",
+            "this processor has no lane kernel (dfs only)",
+        );
+        return;
+    }
+    for n in [16u32, 17] {
+        let p = published(n).unwrap();
+        for method in [Method::Edge, Method::D4] {
+            for unique in [false, true] {
+                for threads in [1, 2] {
+                    for &kernel in &lane_kernels {
+                        // Depth 2 with edge: one unit per class of frames and top row.
+                        let job = Job::new(n)
+                            .unwrap()
+                            .with_method(method)
+                            .with_unique(unique)
+                            .with_split_depth(2)
+                            .unwrap();
+                        let r = Engine::new(threads)
+                            .unwrap()
+                            .with_kernel(kernel)
+                            .unwrap()
+                            .count(&job)
+                            .unwrap();
+                        let what =
+                            format!("n = {n}, {method}, unique {unique}, {threads}t, {kernel}");
+                        assert_ran_on(&r, kernel, &what);
+                        assert_eq!(r.method, method, "{what}");
+                        let want = (p.total, if unique { p.unique } else { 0 });
+                        assert_eq!((r.counts.total, r.counts.unique), want, "{what}");
+                    }
                 }
             }
         }
@@ -97,7 +175,7 @@ fn methods_agree_with_brute_force_up_to_10() {
         for method in Method::ALL {
             for depth in 1..=n.min(4) {
                 for kernel in kernels() {
-                    let (c, _) = counts(n, method, Some(depth), 2, kernel);
+                    let c = counts(n, method, depth, 2, kernel, SMALL);
                     assert_eq!(
                         (c.total, c.unique),
                         expect,
@@ -220,8 +298,7 @@ proptest! {
         for method in Method::ALL {
             let job = base.clone().with_method(method).with_unique(true);
             for kernel in kernels() {
-                let engine = Engine::new(2).unwrap().with_kernel(kernel).unwrap();
-                let c = engine.count(&job).counts;
+                let c = engine(2, kernel, SMALL).count(&job).unwrap().counts;
                 prop_assert_eq!((c.total, c.unique), expect, "{:?} {} {}", queens, method, kernel);
             }
         }
@@ -261,6 +338,7 @@ fn placed_queens_on_large_boards_on_every_kernel() {
                     .with_split_depth(1)
                     .unwrap(),
             )
+            .unwrap()
             .counts;
         assert!(reference.total >= 1 && reference.unique >= 1, "n = {n}");
         for method in Method::ALL {
@@ -275,7 +353,8 @@ fn placed_queens_on_large_boards_on_every_kernel() {
                         .unwrap()
                         .with_kernel(kernel)
                         .unwrap()
-                        .count(&job);
+                        .count(&job)
+                        .unwrap();
                     assert_eq!(
                         got.counts, reference,
                         "n = {n}, {method}, depth {depth}, {kernel}"
@@ -319,21 +398,126 @@ fn d4_keeps_symmetric_placements_only() {
         let job = job.with_placed(&[q(0, 4)]).unwrap();
         assert_eq!(Plan::new(job).method(), Method::Mirror);
         // N = 1: the single solution, through the mirror fallback.
-        let (c, used) = counts(1, method, None, 1, Kernel::best());
-        assert_eq!((c.total, c.unique, used), (1, 1, Method::Mirror));
+        let job = Job::new(1).unwrap().with_method(method).with_unique(true);
+        let r = count(&job, 1).unwrap();
+        assert_eq!(
+            (r.counts.total, r.counts.unique, r.method),
+            (1, 1, Method::Mirror)
+        );
     }
 }
 
-/// Slow: run by `scripts/slow-checks.sh`. N = 16 and 17 by the d4 method at two depths and two
-/// thread counts, on every kernel, total and unique.
+/// Placements with symmetry, N up to 14: each method either keeps its symmetry reduction (the
+/// placement is its own image under every symmetry the method uses) or falls back to the one
+/// that still holds, and says so; the counts equal the naive solver's (N <= 11) or a plain
+/// depth-first count (above), on every kernel with its lanes reached.
 #[test]
-#[ignore = "slow: N = 16 and 17"]
-fn d4_at_16_and_17() {
+fn symmetric_placements_keep_or_drop_the_method() {
+    use Method::{Edge, Mirror, Plain, D4};
+    let q = |row, col| Queen { row, col };
+    // (name, N, queens, the method that runs for edge, d4, mirror, plain)
+    let mut cases: Vec<(&str, u32, Vec<Queen>, [Method; 4])> = Vec::new();
+    for n in [5u32, 7, 9, 11, 13] {
+        let (c, m) = (n / 2, n - 1);
+        // The centre: its own image under all eight symmetries (the only such placement).
+        cases.push(("centre", n, vec![q(c, c)], [Edge, D4, Mirror, Plain]));
+        // On the centre column: its own mirror image only.
+        cases.push((
+            "centre column",
+            n,
+            vec![q(1, c)],
+            [Mirror, Mirror, Mirror, Plain],
+        ));
+        // The centre and a pair the half turn swaps: no reflection keeps it.
+        cases.push((
+            "centre and a half-turn pair",
+            n,
+            vec![q(c, c), q(0, 1), q(m, m - 1)],
+            [Plain; 4],
+        ));
+    }
+    for n in [6u32, 8, 10, 12, 14] {
+        let m = n as usize - 1;
+        // From the first solutions that have them: a pair the half turn swaps, and a queen on
+        // the main diagonal off the centre (kept by the diagonal reflection only).
+        let mut pair = None;
+        let mut diagonal = None;
+        let _ = nqueens::solutions::for_each_solution(&Job::new(n).unwrap(), |s| {
+            let col = |r: usize| s[r] as usize;
+            if pair.is_none() {
+                pair = (0..m / 2).find(|&r| col(m - r) == m - col(r)).map(|r| {
+                    vec![
+                        q(r as u32, col(r) as u32),
+                        q((m - r) as u32, (m - col(r)) as u32),
+                    ]
+                });
+            }
+            if diagonal.is_none() && n > 6 {
+                // (N = 6 has no solution with a queen on the main diagonal.)
+                diagonal = (0..=m)
+                    .find(|&r| col(r) == r)
+                    .map(|r| vec![q(r as u32, r as u32)]);
+            }
+            if pair.is_some() && (diagonal.is_some() || n == 6) {
+                std::ops::ControlFlow::Break(())
+            } else {
+                std::ops::ControlFlow::Continue(())
+            }
+        });
+        cases.push(("half-turn pair", n, pair.unwrap(), [Plain; 4]));
+        if let Some(queens) = diagonal {
+            cases.push(("diagonal queen", n, queens, [Plain; 4]));
+        }
+    }
+    for (name, n, queens, ran) in cases {
+        let base = Job::new(n).unwrap().with_placed(&queens).unwrap();
+        let expect = if n <= 11 {
+            naive_placed(n as usize, base.placed())
+        } else {
+            let plain = base.clone().with_method(Plain).with_split_depth(1).unwrap();
+            let r = engine(2, Kernel::Dfs, SMALL).count(&plain.with_unique(true));
+            let c = r.unwrap().counts;
+            (c.total, c.unique)
+        };
+        assert!(
+            expect.0 > 0,
+            "{name}, n = {n}: choose a placement with solutions"
+        );
+        for (method, ran) in [Edge, D4, Mirror, Plain].into_iter().zip(ran) {
+            for depth in [1, 3] {
+                let job = base
+                    .clone()
+                    .with_method(method)
+                    .with_unique(true)
+                    .with_split_depth(depth)
+                    .unwrap();
+                for kernel in kernels() {
+                    let r = engine(2, kernel, SMALL).count(&job).unwrap();
+                    let what = format!("{name}, n = {n}, {method}, depth {depth}, {kernel}");
+                    assert_eq!(r.method, ran, "{what}");
+                    assert_eq!((r.counts.total, r.counts.unique), expect, "{what}");
+                    if n >= 8 {
+                        assert_ran_on(&r, kernel, &what);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Slow (a minute): run by `scripts/slow-checks.sh`. N = 16 and 17 by the d4 and edge methods
+/// at two depths and two thread counts on the depth-first kernel, total and unique (the lane
+/// kernels: `edge_and_d4_at_16_and_17_on_the_lanes`, in CI).
+#[test]
+#[ignore = "slow: N = 16 and 17 depth first"]
+fn d4_and_edge_at_16_and_17_depth_first() {
     for n in [16u32, 17] {
         let p = published(n).unwrap();
         for (depth, threads) in [(2, 1), (3, 2)] {
-            for kernel in kernels() {
-                let (c, _) = counts(n, Method::D4, Some(depth), threads, kernel);
+            for method in [Method::D4, Method::Edge] {
+                let min_rows = nqueens::engine::LANE_MIN_ROWS;
+                let kernel = Kernel::Dfs;
+                let c = counts(n, method, depth, threads, kernel, min_rows);
                 assert_eq!(
                     (c.total, c.unique),
                     (p.total, p.unique),

@@ -2,11 +2,10 @@
 //! resumed checkpointed run. Runs on whatever OpenCL device is present (PoCL in CI); without
 //! OpenCL the tests that need a device print why and pass, unless `NQUEENS_REQUIRE_OPENCL=1`.
 
+mod common;
+
 use assert_cmd::Command;
 use nqueens::known::published;
-use nqueens::longrun::checkpoint::Checkpoint;
-use std::process::Stdio;
-use std::time::{Duration, Instant};
 
 fn nq() -> Command {
     Command::cargo_bin("nqueens").unwrap()
@@ -16,13 +15,13 @@ fn nq() -> Command {
 fn have_opencl() -> bool {
     let out = nq().arg("devices").output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    let have = out.status.success() && !text.starts_with("no OpenCL devices");
+    let have = out.status.success() && !text.contains("no OpenCL devices");
     if !have {
         assert!(
             std::env::var("NQUEENS_REQUIRE_OPENCL").map_or(true, |v| v != "1"),
             "NQUEENS_REQUIRE_OPENCL=1 but no device: {text}"
         );
-        println!("skipped: {text}");
+        common::skip("an OpenCL test", text.trim());
     }
     have
 }
@@ -186,48 +185,124 @@ fn kill_9_during_an_opencl_run_then_resume() {
     }
     let dir = tempfile::tempdir().unwrap();
     let ckpt = dir.path().join("ckpt.json");
-    let args: Vec<String> = [
-        "count",
-        "15",
-        "--threads",
-        "2",
-        "--method",
-        "plain",
-        "--split-depth",
-        "4",
-        "--kernel",
-        "opencl",
-        "--checkpoint",
-        ckpt.to_str().unwrap(),
-        "--checkpoint-every",
-        "0.05",
-        "--quiet",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
-        .args(&args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let t0 = Instant::now();
-    while Checkpoint::load(&ckpt).map_or(true, |c| c.done.is_empty()) {
-        assert!(t0.elapsed() < Duration::from_secs(60), "no checkpoint");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-    let saved = Checkpoint::load(&ckpt).expect("a whole checkpoint after kill -9");
-    assert!(
-        saved.done.len() < saved.identity.units as usize,
-        "the run finished before the kill"
-    );
+    let args = |n: u32| -> Vec<String> {
+        [
+            "count",
+            &n.to_string(),
+            "--threads",
+            "2",
+            "--method",
+            "plain",
+            "--split-depth",
+            "4",
+            "--kernel",
+            "opencl",
+            "--checkpoint",
+            ckpt.to_str().unwrap(),
+            "--checkpoint-every",
+            "0.05",
+            "--quiet",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    // A GPU may finish N = 15 before the kill lands: then a larger N.
+    let (n, args) = common::kill_mid_run(&[15, 16, 17], &ckpt, args);
     let out = nq().args(&args).output().unwrap();
     assert!(out.status.success(), "{out:?}");
     let total = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(total.trim(), published(15).unwrap().total.to_string());
+    assert_eq!(total.trim(), published(n).unwrap().total.to_string());
+}
+
+/// A device that fails while it counts alone (`--kernel opencl`) is an error naming it (exit
+/// 1, no count printed), for `count` and `verify`, with a checkpoint too; beside the CPU
+/// (`--gpu`, with or without `--opencl-device`) the CPU counts its units, the count is
+/// right, and stderr and `--json` say how many units the device counted.
+#[test]
+fn a_failing_device_is_seen() {
+    if !have_opencl() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("c.json");
+    for args in [
+        &["count", "12", "--kernel", "opencl"][..],
+        &["count", "12", "--kernel", "opencl", "--json"],
+        &["verify", "--max", "9", "--kernel", "opencl"],
+        &[
+            "count",
+            "12",
+            "--kernel",
+            "opencl",
+            "--checkpoint",
+            ckpt.to_str().unwrap(),
+        ],
+    ] {
+        let out = nq()
+            .args(args)
+            .env("NQUEENS_OPENCL_FAIL_AFTER", "0")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        let last = err.lines().last().unwrap_or_default();
+        assert!(
+            last.contains("OpenCL device 0 (") && last.contains("failed"),
+            "{args:?}: {err}"
+        );
+        assert!(last.contains("NQUEENS_OPENCL_FAIL_AFTER"), "{err}");
+        if args[0] == "count" {
+            assert!(out.stdout.is_empty(), "{args:?}: a count was printed");
+        }
+    }
+    // The checkpoint of the failed run holds what was finished, and resumes on a working device.
+    nq().args(["count", "12", "--kernel", "opencl", "--checkpoint"])
+        .arg(&ckpt)
+        .assert()
+        .success()
+        .stdout("14200\n");
+    for extra in [&["--gpu", "--opencl-device", "0"][..], &["--gpu"]] {
+        if extra == ["--gpu"] && !gpu_present() {
+            continue;
+        }
+        let out = nq()
+            .args(["count", "12", "--unique", "--json"])
+            .args(extra)
+            .env("NQUEENS_OPENCL_FAIL_AFTER", "0")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{extra:?}: {out:?}");
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            (j["total"].as_u64(), j["unique"].as_u64()),
+            (Some(14200), Some(1787))
+        );
+        let device = &j["devices"][0];
+        assert_eq!(device["units"], 0, "{j}");
+        assert!(
+            device["error"].as_str().unwrap().contains("injected"),
+            "{j}"
+        );
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains("failed after counting 0 units; the CPU counted the rest"),
+            "{err}"
+        );
+    }
+    // A bad value of the knob is refused, not ignored.
+    let out = nq()
+        .args(["count", "8", "--kernel", "opencl"])
+        .env("NQUEENS_OPENCL_FAIL_AFTER", "soon")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
+
+/// Whether `nqueens devices` lists a GPU.
+fn gpu_present() -> bool {
+    let out = nq().arg("devices").output().unwrap();
+    String::from_utf8_lossy(&out.stdout).contains(", GPU, ")
 }
 
 #[test]

@@ -166,7 +166,7 @@ fn opencl_counts_every_method_depth_and_place() {
     for n in 1..=13 {
         let published = crate::known::published(n).unwrap();
         for job in jobs(n) {
-            let want = cpu.count(&job);
+            let want = cpu.count(&job).unwrap();
             if job.placed().is_empty() {
                 assert_eq!(want.counts.total, published.total, "{job:?}");
                 if job.unique() {
@@ -174,13 +174,13 @@ fn opencl_counts_every_method_depth_and_place() {
                 }
             }
             for engine in [&only, &beside] {
-                let got = engine.count(&job);
+                let got = engine.count(&job).unwrap();
                 assert_eq!(got.counts, want.counts, "{job:?}");
                 assert_eq!(got.devices.len(), 1);
                 assert_eq!(got.devices[0].error, None);
             }
             // The device alone takes every unit.
-            let got = only.count(&job);
+            let got = only.count(&job).unwrap();
             assert_eq!(got.devices[0].units, got.units, "{job:?}");
         }
     }
@@ -246,7 +246,9 @@ fn gpus_without_a_gpu_count_on_the_cpu_and_say_why() {
         .unwrap_or(0);
     assert_eq!(engine.devices().len(), gpus);
     assert_eq!(engine.device_note().is_some(), gpus == 0);
-    let r = engine.count(&Job::new(10).unwrap().with_unique(true));
+    let r = engine
+        .count(&Job::new(10).unwrap().with_unique(true))
+        .unwrap();
     assert_eq!((r.counts.total, r.counts.unique), (724, 92));
 }
 

@@ -378,8 +378,15 @@ pub(crate) mod tests {
         for n in 2..=12u32 {
             let p = crate::known::published(n).unwrap();
             for depth in 1..=4.min(n) {
-                for kernel in Kernel::ALL.into_iter().filter(|k| k.available()) {
-                    let c = run(n, depth, kernel);
+                for kernel in crate::search::lanes::tests::kernels() {
+                    let what = format!("n = {n}, {depth}, {kernel}");
+                    let c = if n >= 8 {
+                        crate::search::lanes::tests::on_lanes(kernel, &what, || {
+                            run(n, depth, kernel)
+                        })
+                    } else {
+                        run(n, depth, kernel)
+                    };
                     assert_eq!(
                         (c.total, c.unique),
                         (p.total, p.unique),
@@ -480,7 +487,7 @@ pub(crate) mod tests {
             });
             proptest::prop_assert!(want.unique >= 1);
             for depth in 1..=4 {
-                for kernel in Kernel::ALL.into_iter().filter(|k| k.available()) {
+                for kernel in crate::search::lanes::tests::kernels() {
                     let mut got = Counts::default();
                     for u in enumerate(n, depth, &allow) {
                         got += evaluate(n, &u, &allow, kernel);

@@ -68,3 +68,104 @@ pub fn naive_unique(n: usize) -> u128 {
     }
     classes.len() as u128
 }
+
+/// Every search kernel this processor can run (the depth-first search always), after checking
+/// that the processor's advertised features give the kernels they should: a kernel missing
+/// where `/proc/cpuinfo` lists its features is a failure, not a silent fall-back to `dfs`.
+pub fn kernels() -> Vec<nqueens::Kernel> {
+    let have: Vec<nqueens::Kernel> = nqueens::Kernel::ALL
+        .into_iter()
+        .filter(|k| k.available())
+        .collect();
+    for k in expected_kernels() {
+        assert!(
+            have.contains(&k),
+            "/proc/cpuinfo lists the features of the {k} kernel but it is not available"
+        );
+    }
+    have
+}
+
+/// The vector kernels `/proc/cpuinfo` says this processor should run (Linux on x86-64; none
+/// elsewhere): every feature a kernel is compiled for (`Kernel::available`) listed.
+pub fn expected_kernels() -> Vec<nqueens::Kernel> {
+    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+        return Vec::new();
+    };
+    let Some(flags) = info.lines().find(|l| l.starts_with("flags")) else {
+        return Vec::new();
+    };
+    let has = |f: &str| flags.split_whitespace().any(|x| x == f);
+    // lzcnt is `abm` in /proc/cpuinfo.
+    let scalar = has("popcnt") && has("bmi1") && has("abm");
+    let mut out = Vec::new();
+    if scalar && has("avx2") {
+        out.push(nqueens::Kernel::Avx2);
+    }
+    if scalar && has("avx512f") {
+        out.push(nqueens::Kernel::Avx512);
+    }
+    out
+}
+
+/// Asserts that a count on `kernel` searched on its lanes (a vector kernel) or only depth first
+/// (`dfs`): the kernel the test names is the one that ran.
+pub fn assert_ran_on(r: &nqueens::Report, kernel: nqueens::Kernel, what: &str) {
+    assert_eq!(r.kernel, kernel, "{what}");
+    if kernel == nqueens::Kernel::Dfs {
+        assert_eq!(r.searches.lanes, 0, "{what}: dfs ran lane searches");
+    } else {
+        assert!(
+            r.searches.lanes > 0,
+            "{what}: no search ran on the {kernel} lanes ({:?})",
+            r.searches
+        );
+    }
+}
+
+/// Says on the real standard error (not captured by the test harness, so every CI log shows
+/// it) that a test, or part of one, did not run, and why.
+pub fn skip(test: &str, why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
+}
+
+/// Starts the command `args(n)` (a checkpointed count) for each `n` of `sizes` in turn and kills
+/// it with SIGKILL as soon as its checkpoint `ckpt` holds a finished unit; returns the first `n`
+/// whose run was killed mid-run (some units saved, not all). A machine fast enough to finish a
+/// size before the kill lands moves on to the next, larger one, so the test checks a resume on
+/// any machine instead of passing or failing by the clock.
+pub fn kill_mid_run(
+    sizes: &[u32],
+    ckpt: &std::path::Path,
+    args: impl Fn(u32) -> Vec<String>,
+) -> (u32, Vec<String>) {
+    use nqueens::longrun::checkpoint::Checkpoint;
+    use std::time::{Duration, Instant};
+    for &n in sizes {
+        let _ = std::fs::remove_file(ckpt);
+        let a = args(n);
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(&a)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let t0 = Instant::now();
+        while Checkpoint::load(ckpt).map_or(true, |c| c.done.is_empty()) {
+            assert!(t0.elapsed() < Duration::from_secs(120), "no checkpoint");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        child.kill().unwrap(); // SIGKILL (no effect on a process that already ended)
+        let status = child.wait().unwrap();
+        Checkpoint::load(ckpt).expect("a whole checkpoint after kill -9");
+        if !status.success() {
+            return (n, a);
+        }
+        skip(
+            "kill_mid_run",
+            &format!("N = {n} finished before the kill; trying a larger N"),
+        );
+    }
+    panic!("every size {sizes:?} finished before its kill");
+}

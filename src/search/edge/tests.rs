@@ -4,14 +4,10 @@
 use super::*;
 use crate::search::d4::tests::solution_in;
 use crate::search::dfs::{count_constrained, visit};
-use crate::search::lanes::tests::small;
+use crate::search::lanes::tests::{kernels, on_lanes, small};
 use crate::{Engine, Job, Method};
 use proptest::prelude::*;
 use std::ops::ControlFlow;
-
-fn kernels() -> Vec<Kernel> {
-    Kernel::ALL.into_iter().filter(|k| k.available()).collect()
-}
 
 /// The sum over every unit of an `n` board within `allow`, split depth `depth`, on `kernel`.
 fn run(n: u32, depth: u32, allow: &[u32; MAX_N as usize], kernel: Kernel) -> Counts {
@@ -28,7 +24,12 @@ fn matches_the_published_table() {
         let p = crate::known::published(n).unwrap();
         for depth in 1..=4.min(n) {
             for kernel in kernels() {
-                let c = run(n, depth, &unconstrained(n), kernel);
+                let what = format!("n = {n}, {depth}, {kernel}");
+                let c = if n >= 9 {
+                    on_lanes(kernel, &what, || run(n, depth, &unconstrained(n), kernel))
+                } else {
+                    run(n, depth, &unconstrained(n), kernel)
+                };
                 assert_eq!(
                     (c.total, c.unique),
                     (p.total, p.unique),
@@ -50,7 +51,7 @@ fn the_engine_counts_every_n_to_14() {
                 .with_method(Method::Edge)
                 .with_unique(true)
                 .with_default_split_depth(threads);
-            let r = Engine::new(threads).unwrap().count(&job);
+            let r = Engine::new(threads).unwrap().count(&job).unwrap();
             let used = if n == 1 { Method::Mirror } else { Method::Edge };
             assert_eq!(r.method, used, "n = {n}");
             assert_eq!(
@@ -62,25 +63,31 @@ fn the_engine_counts_every_n_to_14() {
     }
 }
 
-/// N = 15..18 against the published table, every kernel, 1 and 2 threads (N = 18 takes
-/// seconds on the lanes, minutes depth first). Run by `scripts/slow-checks.sh`.
+/// N = 15..17 depth first and N = 18 on every kernel against the published table, 1 and 2
+/// threads at split depths 1 and 3 (N = 18 takes seconds on the lanes, minutes depth first;
+/// N = 16 and 17 on the lanes run in CI: `tests/methods.rs`). Run by `scripts/slow-checks.sh`.
 #[test]
-#[ignore = "slow: N = 15 to 18"]
+#[ignore = "slow: N = 15 to 17 depth first, N = 18"]
 fn matches_the_published_table_to_18() {
     for n in 15..=18u32 {
         let p = crate::known::published(n).unwrap();
         for kernel in kernels() {
-            for threads in [1, 2] {
+            if kernel != Kernel::Dfs && n < 18 {
+                continue;
+            }
+            for (threads, depth) in [(1, 1), (2, 3)] {
                 let job = Job::new(n)
                     .unwrap()
                     .with_method(Method::Edge)
                     .with_unique(true)
-                    .with_default_split_depth(threads);
+                    .with_split_depth(depth)
+                    .unwrap();
                 let r = Engine::new(threads)
                     .unwrap()
                     .with_kernel(kernel)
                     .unwrap()
-                    .count(&job);
+                    .count(&job)
+                    .unwrap();
                 assert_eq!(
                     (r.counts.total, r.counts.unique),
                     (p.total, p.unique),

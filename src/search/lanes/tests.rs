@@ -4,8 +4,27 @@ use super::*;
 use crate::search::dfs::unconstrained;
 use proptest::prelude::*;
 
-fn kernels() -> Vec<Kernel> {
+/// Every kernel this processor can run (the integration tests check these against
+/// `/proc/cpuinfo`: `tests/common`).
+pub(crate) fn kernels() -> Vec<Kernel> {
     Kernel::ALL.into_iter().filter(|k| k.available()).collect()
+}
+
+/// Runs `f` on this thread with the lanes taking every tree of three rows or more, and asserts
+/// that it searched on the lanes of `kernel` (a vector kernel) or depth first only (`dfs`): a
+/// loop over kernels tests the kernels it names.
+pub(crate) fn on_lanes<T>(kernel: Kernel, what: &str, f: impl FnOnce() -> T) -> T {
+    set_min_rows(3);
+    let before = searches();
+    let out = f();
+    let ran = searches() - before;
+    set_min_rows(MIN_ROWS);
+    if kernel == Kernel::Dfs {
+        assert_eq!(ran.lanes, 0, "{what}: dfs ran lane searches");
+    } else {
+        assert!(ran.lanes > 0, "{what}: nothing ran on the {kernel} lanes");
+    }
+    out
 }
 
 #[test]
@@ -26,7 +45,7 @@ fn counts_whole_boards() {
             deadline: (MAX_N as usize, 0),
         };
         let want = crate::known::published(n).unwrap().total as u64;
-        for k in Kernel::ALL {
+        for k in kernels() {
             assert_eq!(
                 count_from(0, k, n, 0, Masks::EMPTY, &rows),
                 want,

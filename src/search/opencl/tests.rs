@@ -19,6 +19,13 @@ const TOTALS: [u64; 14] = [
 /// The counters shared by the tests (built once; the tests take turns): one with the device's
 /// choice of stack memory and one with the other placement, so that both kernels are tested
 /// on any device. Empty if there is no OpenCL device and that is allowed.
+/// Says on the real standard error (which the test harness does not capture, so every log shows
+/// it) what did not run, and why.
+fn skip(what: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED {what}");
+}
+
 fn counters() -> Vec<MutexGuard<'static, Counter>> {
     static COUNTERS: OnceLock<Vec<Mutex<Counter>>> = OnceLock::new();
     let counters = COUNTERS.get_or_init(|| {
@@ -28,7 +35,10 @@ fn counters() -> Vec<MutexGuard<'static, Counter>> {
         let first = match Counter::new(index) {
             Ok(c) => c,
             Err(e) if e.is_unavailable() && !required() => {
-                println!("skipped: no OpenCL device ({e}); set NQUEENS_REQUIRE_OPENCL=1 to fail");
+                skip(&format!(
+                    "every OpenCL counter test: no OpenCL device ({e}); set \
+                     NQUEENS_REQUIRE_OPENCL=1 to fail"
+                ));
                 return Vec::new();
             }
             Err(e) => panic!("no OpenCL counter: {e}"),
@@ -463,7 +473,7 @@ fn device_list() {
         }
         Err(e) => {
             assert!(e.is_unavailable() && !required(), "{e}");
-            println!("skipped: {e}");
+            skip(&format!("the device list: {e}"));
         }
     }
 }

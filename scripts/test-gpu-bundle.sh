@@ -101,7 +101,18 @@ mkdir "$tmp/badlibm"
 cp -L "$(ldconfig -p | awk '/libz\.so\.1 .*x86-64/ { print $NF; exit }')" "$tmp/badlibm/libm.so.6"
 out=$(LD_LIBRARY_PATH=$tmp/badlibm:$nv "$bundle/nqueens" count 8)
 [ "$out" = 92 ] || die "with a libm.so.6 in LD_LIBRARY_PATH, count 8 gave '$out'"
-log "a libm.so.6 in LD_LIBRARY_PATH: the carried one is used"
+# The whole path: the carried libraries, LD_LIBRARY_PATH in its order, the driver folders that
+# exist; LD_LIBRARY_PATH itself unchanged (the machine's programs keep the machine's libraries).
+want=$bundle/lib:$tmp/badlibm:$nv
+for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/lib64; do
+    [ ! -d "$d" ] || want=$want:$d
+done
+got=$(export LD_LIBRARY_PATH=$tmp/badlibm::$nv OCL_ICD_VENDORS=$tmp/vendors bundle
+    # shellcheck source=/dev/null
+    . "$bundle/lib/env.sh"
+    echo "$NQUEENS_BUNDLE_PATH|$LD_LIBRARY_PATH")
+[ "$got" = "$want|$tmp/badlibm::$nv" ] || die "library path|LD_LIBRARY_PATH is $got, not $want|$tmp/badlibm::$nv"
+log "a libm.so.6 in LD_LIBRARY_PATH: the carried one is used; the library path is $want"
 
 # 4. No driver: gpu-check exits 1 and says where it looked.
 mkdir "$tmp/empty"

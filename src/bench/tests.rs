@@ -191,8 +191,9 @@ fn short_counts_are_repeated_to_50_ms_or_flagged() {
     let report = bench(&settings);
     assert_eq!(report.rows.len(), 2);
     for r in &report.rows {
-        // Repeated (how often depends on the machine's load: 9 times under a parallel test run).
-        assert!(r.counts_per_run > 1, "{r:?}");
+        // Repeated (how often depends on the machine's load: 9 times under a parallel test run;
+        // a machine loaded enough to take 50 ms for one count needs no repetition).
+        assert!(r.counts_per_run > 1 || r.median_s >= 0.05, "{r:?}");
         assert!(
             r.median_s * r.counts_per_run as f64 >= 0.05 * (1.0 - 1e-9),
             "{r:?}"
@@ -206,7 +207,10 @@ fn short_counts_are_repeated_to_50_ms_or_flagged() {
         ..settings
     });
     for r in &report.rows {
-        assert_eq!((r.counts_per_run, r.too_short), (1, true), "{r:?}");
+        // Flagged when shorter than the threshold, which a microsecond count is unless the
+        // machine is loaded enough to stretch it past 10 ms.
+        let short = r.median_s < crate::bench::timing::SHORT_COUNT_S;
+        assert_eq!((r.counts_per_run, r.too_short), (1, short), "{r:?}");
     }
 }
 

@@ -40,7 +40,7 @@ fn main() {
         println!(
             "{}\t{}\t{}\t{e}\t{s:.6}",
             u.index,
-            class(u),
+            class(&plan, u),
             u8::from(corner)
         );
     }

@@ -1,35 +1,17 @@
 //! Cheap estimates of how long each work unit takes, for honest progress bars and balanced shards.
 //!
-//! The search tree below a unit is estimated by looking a few rows ahead exactly and guessing the
-//! rest: every placement of the next [`horizon`] rows is found, and each is weighted by the
-//! product, over every row below it, of the square of the number of squares in that row that
-//! the queens placed so far leave free. Squaring weights the rows by how much they constrain;
-//! it ranked units best among the powers tried (the measurements are in the README: Spearman
-//! rank correlation with the real tree size 0.75 to 0.86 for N = 14..16, where the plain count
-//! of nodes a few rows ahead correlates *negatively*: a first queen near the corner leaves more
-//! of the next rows free but has fewer completions).
-//!
-//! The D4 method's side branches get another guess below the lookahead (`d4_estimate`):
-//! squaring the free counts of their bound rows made a side unit's estimate fall about 2× per
-//! step of the bound faster than its real cost, so that a count ran its first units (corner
-//! and side 1, estimated at twice their real share) far faster than estimated and its ETA ran
-//! ahead.
-//!
-//! The edge method's units, nearly equal in cost, have an estimate of their own
-//! (`search::edge::estimate`): the look-ahead spread them over six orders of magnitude.
+//! Each method estimates its own units ([`crate::search::method::Search::estimate`]): plain,
+//! mirror and d4 by looking a few rows ahead ([`crate::search::lookahead`]; d4 through its
+//! branches' bound masks), edge by its own product of free squares (its units are nearly equal
+//! in cost; the look-ahead spread them over six orders of magnitude). This module scales them
+//! for a plan.
 //!
 //! The estimate depends on the job only (the same on every machine, so that separate shards
 //! agree on their assignment) and is computed with exact IEEE operations in a fixed order. It
 //! takes a few thousand operations a unit.
 
 use crate::plan::{Plan, Unit};
-use crate::search::dfs::{self, full_mask, Masks, MAX_N};
-
-/// How many rows below a unit's prefix are searched exactly: down to row 5, at least one
-/// (measured best for split depths 2, 3 and 4; see the README).
-pub fn horizon(depth: u32) -> u32 {
-    5u32.saturating_sub(depth).max(1)
-}
+pub use crate::search::lookahead::horizon;
 
 /// The estimated cost of every unit of `plan`, in index order: positive integers proportional
 /// to the estimate, the largest about 10^12.
@@ -51,11 +33,11 @@ pub fn estimate(plan: &Plan) -> Vec<u64> {
         .collect()
 }
 
-/// The class of a unit for learning how its estimate relates to its real time
-/// ([`super::eta`]): the column of its first queen (for the D4 method, its branch: 0 the
-/// corner, `a` the side branch with bound `a`). Units of one class are estimated alike.
-pub fn class(unit: &Unit) -> u32 {
-    u32::from(unit.prefix[0])
+/// The class of a unit of `plan` for learning how its estimate relates to its real time
+/// ([`super::eta`]): units of one class are estimated alike (the column of the first queen;
+/// for the D4 method, its branch).
+pub fn class(plan: &Plan, unit: &Unit) -> u32 {
+    plan.search().cost_class(unit)
 }
 
 /// The unscaled estimate of one unit of `plan`.
@@ -67,106 +49,7 @@ pub fn estimate_unit(plan: &Plan, unit: &Unit) -> f64 {
 /// The unscaled estimate with another horizon: for measuring how well each one predicts (edge
 /// units ignore the horizon).
 pub fn estimate_unit_with(plan: &Plan, unit: &Unit, horizon: u32) -> f64 {
-    let n = plan.job().n();
-    let rows = plan
-        .allowed()
-        .copied()
-        .unwrap_or_else(|| dfs::unconstrained(n));
-    match plan.method() {
-        crate::Method::D4 => d4_estimate(n, unit, &rows, horizon),
-        // Edge units have their own estimate: the look-ahead ranked them badly (docs/ETA.md).
-        crate::Method::Edge => crate::search::edge::estimate(n, unit, &rows),
-        _ => lookahead(n, u32::from(unit.depth), unit.masks, horizon, &rows, &rows),
-    }
-}
-
-/// How much longer a D4 side unit takes per node for each step of its bound: such a unit runs
-/// up to seven searches, six of them visiting their solutions one by one to classify them
-/// (measured with the AVX-512 lane kernel, N = 17 and 18: 0.6 to 0.9 ns a node for bound 1,
-/// 1.5 to 1.75 ns for bound 7).
-const SIDE_TIME_PER_BOUND: f64 = 1.08;
-
-/// The estimate of a D4 unit: the lookahead walks the branch's bound masks (the tree the search
-/// walks), and the rows guessed below it are weighted as follows (fitted on the node counts
-/// of every unit for N = 16, 17, 18; `docs/ETA.md` has the numbers):
-///
-/// * a side branch with bound `a` forbids the side columns in its last `a` rows because both
-///   side queens must be placed by row `n-1-a`; the free product counts those squares as free
-///   (it ignores the columns later queens take everywhere else too), and weighs instead the
-///   chance that both side queens fit into rows `a..=n-1-a`: with `w = (n - 2a) / (n - 1 - a)`
-///   the share of those rows, the factor `w^0.75 * exp(-0.15 (1/w - 1)^2)`. Squaring the
-///   restricted rows' free counts made the estimate fall about 2.2× per step of `a`: side 7
-///   units were estimated at 1/23 to 1/70 of their real share and side 1 units at twice theirs;
-///   now every branch's share of the nodes is within 0.91 to 1.15 of its estimate (0.72 for
-///   bound 7 at N = 17).
-/// * a side unit's estimate is multiplied by [`SIDE_TIME_PER_BOUND`] per step of its bound, as
-///   the estimate is of time, not of nodes.
-fn d4_estimate(n: u32, unit: &Unit, rows: &[u32; MAX_N as usize], horizon: u32) -> f64 {
-    let walk = crate::search::d4::unit_allow(n, unit, rows);
-    let depth = u32::from(unit.depth);
-    let a = u32::from(unit.prefix[0]);
-    if a == 0 || n < 4 {
-        return lookahead(n, depth, unit.masks, horizon, &walk, &walk);
-    }
-    let m = n - 1;
-    let mut guess = walk;
-    for r in (m - a + 1).min(n)..n {
-        guess[r as usize] = rows[r as usize];
-    }
-    let window = ((f64::from(m + 1) - 2.0 * f64::from(a)) / f64::from(m - a)).max(0.0);
-    // x^0.75 with correctly rounded operations only (powf may differ between platforms).
-    let mut factor = window.sqrt() * window.sqrt().sqrt();
-    if window > 0.0 {
-        // About exp(-x), as a ratio of sums (exp may differ between platforms too).
-        let x = 0.15 * (1.0 / window - 1.0) * (1.0 / window - 1.0);
-        factor /= 1.0 + x + x * x / 2.0;
-    }
-    for _ in 0..a {
-        factor *= SIDE_TIME_PER_BOUND;
-    }
-    factor * lookahead(n, depth, unit.masks, horizon, &walk, &guess)
-}
-
-/// The estimate of the subtree at `row` with attacks `m`: exact for `ahead` rows within `walk`
-/// (the squares each row may use), then [`free_product`] over `guess`.
-fn lookahead(
-    n: u32,
-    row: u32,
-    m: Masks,
-    ahead: u32,
-    walk: &[u32; MAX_N as usize],
-    guess: &[u32; MAX_N as usize],
-) -> f64 {
-    if ahead == 0 || row >= n {
-        return free_product(n, row, m, guess);
-    }
-    let mut free = m.free(full_mask(n)) & walk[row as usize];
-    let mut sum = 0.0;
-    while free != 0 {
-        let bit = free & free.wrapping_neg();
-        free &= free - 1;
-        sum += lookahead(n, row + 1, m.place(bit), ahead - 1, walk, guess);
-    }
-    sum
-}
-
-/// The product over rows `row..n` of the squared number of squares the queens placed so far
-/// leave free in each row (a row with none counts as 1/4: it ends most branches).
-fn free_product(n: u32, row: u32, m: Masks, rows: &[u32; MAX_N as usize]) -> f64 {
-    let full = full_mask(n);
-    let mut p = 1.0f64;
-    for r in row..n {
-        let k = r - row;
-        let up = ((u64::from(m.diag_up)) << k) as u32;
-        let down = m.diag_down.checked_shr(k).unwrap_or(0);
-        let free = (full & !(m.cols | up | down) & rows[r as usize]).count_ones();
-        p *= if free == 0 {
-            0.25
-        } else {
-            f64::from(free * free)
-        };
-    }
-    p
+    plan.search().estimate(plan.board(), unit, horizon)
 }
 
 #[cfg(test)]

@@ -1,70 +1,8 @@
 //! A counting job: what to count, validated once, before any work starts.
 
 use crate::error::{Error, Result};
+pub use crate::search::Method;
 use crate::search::{MAX_N, MAX_PREFIX};
-use std::fmt;
-use std::str::FromStr;
-
-/// How the search uses the symmetries of the square.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Method {
-    /// No symmetry: every solution is searched. For checking the others.
-    Plain,
-    /// Mirror halving: a placement and its left–right mirror image have equally many
-    /// completions, so only one of each pair is searched and its count doubled.
-    Mirror,
-    /// All eight symmetries of the square: only the canonical member of each class of
-    /// equivalent solutions is searched, weighted by the size of its class, which gives the
-    /// total and the unique count in one pass (see `docs/ALGORITHM.md`).
-    D4,
-    /// The four edge queens first: one placement of the queens of the first and last rows and
-    /// columns per class of such placements, then the inner rows with the rows that already hold
-    /// a queen skipped. Total and unique counts in one pass (see `docs/ALGORITHM.md`).
-    Edge,
-}
-
-impl Default for Method {
-    /// The fastest method, [`Method::Edge`] (`docs/ALGORITHM.md`).
-    fn default() -> Method {
-        Method::Edge
-    }
-}
-
-impl Method {
-    /// Every method, in the order they were added.
-    pub const ALL: [Method; 4] = [Method::Plain, Method::Mirror, Method::D4, Method::Edge];
-
-    /// The name used on the command line and in files.
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Plain => "plain",
-            Method::Mirror => "mirror",
-            Method::D4 => "d4",
-            Method::Edge => "edge",
-        }
-    }
-}
-
-impl fmt::Display for Method {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Method {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        Method::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| {
-                Error::Unsupported(format!(
-                    "unknown method '{s}' (expected d4, edge, mirror or plain)"
-                ))
-            })
-    }
-}
 
 /// A queen on the board, 0-based: row 0 is the top row, column 0 the leftmost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -134,8 +72,8 @@ pub fn check_n(n: u64) -> Result<u32> {
 pub const UNITS_PER_THREAD: usize = 16;
 
 impl Job {
-    /// A job counting all solutions for an `n`×`n` board with the default method ([`Method::Edge`],
-    /// the fastest: `docs/ALGORITHM.md`) and the default split depth for this machine's logical
+    /// A job counting all solutions for an `n`×`n` board with the default method (the fastest:
+    /// `docs/ALGORITHM.md`) and the default split depth for this machine's logical
     /// cores.
     pub fn new(n: u32) -> Result<Job> {
         let n = check_n(u64::from(n))?;
@@ -353,7 +291,5 @@ mod tests {
         ));
         let ok = j.with_placed(&[q(2, 3), q(1, 1), q(1, 1)]).unwrap();
         assert_eq!(ok.placed(), &[q(1, 1), q(2, 3)]);
-        assert_eq!("mirror".parse::<Method>().unwrap(), Method::Mirror);
-        assert!("d5".parse::<Method>().is_err());
     }
 }

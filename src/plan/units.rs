@@ -6,8 +6,9 @@
 //! enumeration: it changes whenever the list a job yields could change.
 
 use super::{Job, Method, Queen};
-use crate::search::dfs::{self, full_mask, Masks, MAX_N};
-use crate::search::{Unit, MAX_PREFIX};
+use crate::search::dfs::{self, full_mask, MAX_N};
+use crate::search::method::{Board, Search};
+use crate::search::Unit;
 
 /// Version of the unit enumeration; stored in checkpoints and shard files.
 pub const UNITS_VERSION: u32 = 1;
@@ -17,8 +18,10 @@ pub const UNITS_VERSION: u32 = 1;
 pub struct Plan {
     job: Job,
     method: Method,
-    /// Row masks when queens are pre-placed: the squares each row may use.
-    allowed: Option<Box<[u32; MAX_N as usize]>>,
+    /// The board as the method sees it: allowed squares per row, unique counts or not.
+    board: Board,
+    /// Whether queens are pre-placed (the board's rows then hold their constraints).
+    placed: bool,
     units: Vec<Unit>,
 }
 
@@ -26,31 +29,19 @@ impl Plan {
     /// Enumerates the units of `job`.
     pub fn new(job: Job) -> Plan {
         let n = job.n();
-        let allowed = (!job.placed().is_empty()).then(|| Box::new(allowed_rows(n, job.placed())));
-        // Mirror halving is exact only when the constraints look the same in the mirror; the D4
-        // and edge methods only when they look the same under all eight symmetries (and N > 1).
-        // Otherwise they fall back to mirror, and `Plan::method` (and every report) says so.
-        let method = match job.method() {
-            Method::D4 | Method::Edge if n == 1 || !d4_invariant(n, job.placed()) => Method::Mirror,
-            m => m,
-        };
-        let method = match method {
-            Method::Mirror if !mirror_invariant(n, job.placed()) => Method::Plain,
-            m => m,
-        };
-        let rows = allowed
-            .as_deref()
-            .copied()
-            .unwrap_or_else(|| dfs::unconstrained(n));
-        let units = match method {
-            Method::D4 => crate::search::d4::enumerate(n, job.split_depth(), &rows),
-            Method::Edge => crate::search::edge::enumerate(n, job.split_depth(), &rows),
-            _ => enumerate(n, job.split_depth(), method, &rows),
-        };
+        let placed = !job.placed().is_empty();
+        let rows = placed.then(|| allowed_rows(n, job.placed()));
+        let board = Board::new(n, rows.as_ref(), job.unique());
+        // A method whose symmetry the placed queens break falls back to one whose symmetry
+        // they keep, and `Plan::method` (and every report) says so.
+        let squares: Vec<(u32, u32)> = job.placed().iter().map(|q| (q.row, q.col)).collect();
+        let method = job.method().for_placement(n, &squares);
+        let units = method.search().units(&board, job.split_depth());
         Plan {
             job,
             method,
-            allowed,
+            board,
+            placed,
             units,
         }
     }
@@ -71,7 +62,15 @@ impl Plan {
     }
     /// Per-row allowed squares, when queens are pre-placed.
     pub fn allowed(&self) -> Option<&[u32; MAX_N as usize]> {
-        self.allowed.as_deref()
+        self.placed.then_some(&self.board.rows)
+    }
+    /// The board as the method sees it.
+    pub(crate) fn board(&self) -> &Board {
+        &self.board
+    }
+    /// What the method does.
+    pub(crate) fn search(&self) -> &'static dyn Search {
+        self.method.search()
     }
 }
 
@@ -94,87 +93,6 @@ pub fn allowed_rows(n: u32, placed: &[Queen]) -> [u32; MAX_N as usize] {
     rows
 }
 
-/// Whether the set of placed queens is its own left–right mirror image.
-fn mirror_invariant(n: u32, placed: &[Queen]) -> bool {
-    placed.iter().all(|q| {
-        placed.contains(&Queen {
-            row: q.row,
-            col: n - 1 - q.col,
-        })
-    })
-}
-
-/// Whether the set of placed queens is mapped to itself by all eight symmetries of the square.
-fn d4_invariant(n: u32, placed: &[Queen]) -> bool {
-    placed.iter().all(|q| {
-        crate::search::symmetry::Symmetry::ALL.iter().all(|g| {
-            let (row, col) = g.map_square(n as usize, q.row as usize, q.col as usize);
-            placed.contains(&Queen {
-                row: row as u32,
-                col: col as u32,
-            })
-        })
-    })
-}
-
-/// Lists the valid placements of the first `depth` rows in lexicographic order, keeping, for the
-/// mirror method, only those not greater than their mirror image.
-fn enumerate(n: u32, depth: u32, method: Method, rows: &[u32; MAX_N as usize]) -> Vec<Unit> {
-    let depth = depth.min(n) as usize;
-    let full = full_mask(n);
-    let mut units = Vec::new();
-    let mut prefix = [0u8; MAX_PREFIX];
-    // Depth-first over at most MAX_PREFIX rows: an explicit stack of (masks, untried squares).
-    let mut stack = [(Masks::EMPTY, 0u32); MAX_PREFIX + 1];
-    let mut level = 0usize;
-    stack[0] = (Masks::EMPTY, Masks::EMPTY.free(full) & rows[0]);
-    if depth == 0 {
-        return units;
-    }
-    loop {
-        let (masks, free) = stack[level];
-        if free == 0 {
-            if level == 0 {
-                break;
-            }
-            level -= 1;
-            continue;
-        }
-        let bit = free & free.wrapping_neg();
-        stack[level].1 = free & (free - 1);
-        prefix[level] = bit.trailing_zeros() as u8;
-        let next = masks.place(bit);
-        if level + 1 < depth {
-            level += 1;
-            stack[level] = (next, next.free(full) & rows[level]);
-            continue;
-        }
-        let weight = match method {
-            Method::Plain => 1,
-            Method::D4 => unreachable!("D4 units come from crate::search::d4"),
-            Method::Edge => unreachable!("edge units come from crate::search::edge"),
-            Method::Mirror => {
-                let p = &prefix[..depth];
-                let mirrored = p.iter().map(|&c| n as u8 - 1 - c);
-                match mirrored.cmp(p.iter().copied()) {
-                    std::cmp::Ordering::Less => continue,
-                    std::cmp::Ordering::Equal => 1,
-                    std::cmp::Ordering::Greater => 2,
-                }
-            }
-        };
-        units.push(Unit {
-            index: units.len() as u32,
-            prefix,
-            depth: depth as u8,
-            masks: next,
-            weight,
-            frame: [0; 4],
-        });
-    }
-    units
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,49 +105,6 @@ mod tests {
                 .with_split_depth(k)
                 .unwrap(),
         )
-    }
-
-    #[test]
-    fn plain_units_are_all_prefixes_in_order() {
-        let p = plan(4, 2, Method::Plain);
-        let prefixes: Vec<Vec<u8>> = p.units().iter().map(|u| u.prefix().to_vec()).collect();
-        assert_eq!(
-            prefixes,
-            vec![
-                vec![0, 2],
-                vec![0, 3],
-                vec![1, 3],
-                vec![2, 0],
-                vec![3, 0],
-                vec![3, 1]
-            ]
-        );
-        assert!(p
-            .units()
-            .iter()
-            .enumerate()
-            .all(|(i, u)| u.index as usize == i && u.weight == 1));
-    }
-
-    #[test]
-    fn mirror_keeps_the_smaller_half() {
-        let p = plan(4, 2, Method::Mirror);
-        let prefixes: Vec<Vec<u8>> = p.units().iter().map(|u| u.prefix().to_vec()).collect();
-        assert_eq!(prefixes, vec![vec![0, 2], vec![0, 3], vec![1, 3]]);
-        assert!(p.units().iter().all(|u| u.weight == 2));
-        // Odd N: a first queen in the middle column keeps only second queens left of it.
-        let p = plan(5, 2, Method::Mirror);
-        let mid: Vec<u8> = p
-            .units()
-            .iter()
-            .filter(|u| u.prefix[0] == 2)
-            .map(|u| u.prefix[1])
-            .collect();
-        assert_eq!(mid, vec![0]);
-        // N = 1: the single prefix is its own mirror image.
-        let p = plan(1, 1, Method::Mirror);
-        assert_eq!(p.units().len(), 1);
-        assert_eq!(p.units()[0].weight, 1);
     }
 
     #[test]

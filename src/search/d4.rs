@@ -27,6 +27,8 @@
 
 use super::bounded::{self as search, Rows};
 use super::dfs::{attacked_at, full_mask, Masks, MAX_N};
+use super::lookahead::lookahead;
+use super::method::{Board, Needs, Search};
 use super::{symmetry, ClassifyPart, Counts, Kernel, Part, Tally, Unit, MAX_PREFIX};
 
 /// The two kinds of canonical solution, named by their first queens.
@@ -336,16 +338,6 @@ fn finish_short(n: u32, unit: &Unit, rows: &Rows) -> Counts {
     go(n as usize, d, unit.masks, rows, &mut s)
 }
 
-/// The squares each row of a D4 unit may use (its branch's bound masks within `placed`): for
-/// cost estimates that look ahead through the same tree the search walks.
-pub(crate) fn unit_allow(
-    n: u32,
-    unit: &Unit,
-    placed: &[u32; MAX_N as usize],
-) -> [u32; MAX_N as usize] {
-    Branch::of(unit).rows(n, placed).allow
-}
-
 /// The number of nodes the searches of one D4 unit visit (prefix excluded).
 pub(crate) fn nodes(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> u64 {
     let branch = Branch::of(unit);
@@ -357,6 +349,89 @@ pub(crate) fn nodes(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> u64 
             .sum(),
         _ => search::nodes(n, first, unit.masks, &rows),
     }
+}
+
+/// The D4 method ([`super::Method::D4`]).
+pub(crate) struct D4;
+
+impl Search for D4 {
+    fn name(&self) -> &'static str {
+        "d4"
+    }
+    fn needs(&self) -> Needs {
+        Needs::AllEight
+    }
+    fn fallback(&self) -> super::Method {
+        super::Method::Mirror
+    }
+    fn units(&self, board: &Board, depth: u32) -> Vec<Unit> {
+        enumerate(board.n, depth, &board.rows)
+    }
+    fn counted_part(&self, board: &Board, unit: &Unit) -> Option<Part> {
+        count_part(board.n, unit, &board.rows)
+    }
+    fn classified_parts(&self, board: &Board, unit: &Unit) -> Vec<ClassifyPart> {
+        classify_parts(board.n, unit, &board.rows, board.unique).collect()
+    }
+    fn rest_on_cpu(&self, board: &Board, unit: &Unit) -> bool {
+        u32::from(unit.depth) + 3 > board.n
+    }
+    fn count_rest(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
+        evaluate_rest(board.n, unit, &board.rows, kernel)
+    }
+    fn nodes(&self, board: &Board, unit: &Unit) -> u64 {
+        nodes(board.n, unit, &board.rows)
+    }
+    fn estimate(&self, board: &Board, unit: &Unit, horizon: u32) -> f64 {
+        estimate(board.n, unit, &board.rows, horizon)
+    }
+    fn cpu_time_factor(&self, _unique: bool) -> f64 {
+        // The reference of the CPU-time model; unique counts come in the same pass.
+        1.0
+    }
+}
+
+/// How much longer a side unit takes per node for each step of its bound: such a unit runs up
+/// to seven searches, six of them visiting their solutions one by one to classify them (fitted
+/// on the AVX-512 lanes at N = 17 and 18: `docs/ETA.md`).
+const SIDE_TIME_PER_BOUND: f64 = 1.08;
+
+/// The estimate of a D4 unit: the look-ahead ([`lookahead`]) walks the branch's bound masks
+/// (the tree the search walks), and the rows guessed below it are weighted as follows (fitted
+/// on the node counts of every unit for N = 16, 17, 18; `docs/ETA.md`):
+///
+/// * a side branch with bound `a` forbids the side columns in its last `a` rows because both
+///   side queens must be placed by row `n-1-a`; the free product counts those squares as free
+///   and weighs instead the chance that both side queens fit into rows `a..=n-1-a`: with
+///   `w = (n - 2a) / (n - 1 - a)` the share of those rows, the factor
+///   `w^0.75 * exp(-0.15 (1/w - 1)^2)` (squaring the restricted rows' free counts made the
+///   estimate fall about 2.2× per step of `a`);
+/// * a side unit's estimate is multiplied by [`SIDE_TIME_PER_BOUND`] per step of its bound, as
+///   the estimate is of time, not of nodes.
+fn estimate(n: u32, unit: &Unit, rows: &[u32; MAX_N as usize], horizon: u32) -> f64 {
+    let walk = Branch::of(unit).rows(n, rows).allow;
+    let depth = u32::from(unit.depth);
+    let a = u32::from(unit.prefix[0]);
+    if a == 0 || n < 4 {
+        return lookahead(n, depth, unit.masks, horizon, &walk, &walk);
+    }
+    let m = n - 1;
+    let mut guess = walk;
+    for r in (m - a + 1).min(n)..n {
+        guess[r as usize] = rows[r as usize];
+    }
+    let window = ((f64::from(m + 1) - 2.0 * f64::from(a)) / f64::from(m - a)).max(0.0);
+    // x^0.75 with correctly rounded operations only (powf may differ between platforms).
+    let mut factor = window.sqrt() * window.sqrt().sqrt();
+    if window > 0.0 {
+        // About exp(-x), as a ratio of sums (exp may differ between platforms too).
+        let x = 0.15 * (1.0 / window - 1.0) * (1.0 / window - 1.0);
+        factor /= 1.0 + x + x * x / 2.0;
+    }
+    for _ in 0..a {
+        factor *= SIDE_TIME_PER_BOUND;
+    }
+    factor * lookahead(n, depth, unit.masks, horizon, &walk, &guess)
 }
 
 #[cfg(test)]

@@ -7,9 +7,10 @@
 //!   per row, the last two rows settled without branching;
 //! * [`lanes`]: the same tree walked sixteen (AVX-512) or eight (AVX2) nodes at a time, one file
 //!   per instruction set and one shared scheduler;
-//! * [`d4`]: the D4 method's branches, units and classification of tied solutions;
-//! * [`edge`]: the edge method: the four edge queens first, one frame per class of frames, rows
-//!   holding a queen skipped;
+//! * [`method`]: the counting methods behind one trait ([`method::Search`]), one module each:
+//!   [`plain`], [`mirror`], [`d4`] (the D4 method's branches, units and classification of tied
+//!   solutions) and [`edge`] (the four edge queens first, one frame per class of frames, rows
+//!   holding a queen skipped); [`lookahead`], the cost estimate they share;
 //! * [`symmetry`]: the eight symmetries of the square and canonical forms;
 //! * [`Kernel`]: which code walks a tree, chosen at run time.
 //!
@@ -22,11 +23,16 @@ pub mod dfs;
 pub mod edge;
 mod kernel;
 pub mod lanes;
+pub mod lookahead;
+pub mod method;
+pub mod mirror;
 pub mod opencl;
+pub mod plain;
 pub mod symmetry;
 mod unit;
 
 pub use dfs::MAX_N;
 pub use kernel::Kernel;
 pub use lanes::Searches;
+pub use method::Method;
 pub use unit::{ClassifyPart, Counts, Part, Tally, Unit, MAX_PREFIX};

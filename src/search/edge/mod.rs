@@ -52,8 +52,9 @@ mod tests;
 
 use super::bounded::Rows;
 use super::dfs::{attacked_at, full_mask, unconstrained, Masks, MAX_N};
+use super::method::{Board, Needs, Search};
 use super::symmetry::{self, Symmetry};
-use super::{lanes, Counts, Kernel, Part, Unit, MAX_PREFIX};
+use super::{lanes, ClassifyPart, Counts, Kernel, Part, Unit, MAX_PREFIX};
 
 /// The edge queens of a solution: the top queen's column, the bottom queen's column, the left
 /// queen's row, the right queen's row. Stored in a unit as `[top, bottom, left, right]`.
@@ -387,6 +388,71 @@ pub(crate) fn count_part(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) ->
         total: 8,
         unique: 1,
     })
+}
+
+/// The edge method ([`super::Method::Edge`]).
+pub(crate) struct Edge;
+
+impl Search for Edge {
+    fn name(&self) -> &'static str {
+        "edge"
+    }
+    fn needs(&self) -> Needs {
+        Needs::AllEight
+    }
+    fn fallback(&self) -> super::Method {
+        super::Method::Mirror
+    }
+    fn units(&self, board: &Board, depth: u32) -> Vec<Unit> {
+        enumerate(board.n, depth, &board.rows)
+    }
+    /// Its own search, which skips the rows of the edge queens rather than walking them.
+    fn count(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
+        evaluate(board.n, unit, &board.rows, kernel)
+    }
+    fn counted_part(&self, board: &Board, unit: &Unit) -> Option<Part> {
+        count_part(board.n, unit, &board.rows)
+    }
+    /// None: symmetric frames classify under the frame's stabiliser, on the CPU.
+    fn classified_parts(&self, _: &Board, _: &Unit) -> Vec<ClassifyPart> {
+        Vec::new()
+    }
+    fn rest_on_cpu(&self, board: &Board, unit: &Unit) -> bool {
+        self.counted_part(board, unit).is_none()
+    }
+    /// A unit with a counted part has nothing else; the others are all rest.
+    fn count_rest(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
+        match self.counted_part(board, unit) {
+            Some(_) => Counts::default(),
+            None => evaluate(board.n, unit, &board.rows, kernel),
+        }
+    }
+    fn nodes(&self, board: &Board, unit: &Unit) -> u64 {
+        nodes(board.n, unit, &board.rows)
+    }
+    /// Its own estimate (the look-ahead ranked edge units badly: `docs/ETA.md`).
+    fn estimate(&self, board: &Board, unit: &Unit, _horizon: u32) -> f64 {
+        estimate(board.n, unit, &board.rows)
+    }
+    fn cpu_time_factor(&self, _unique: bool) -> f64 {
+        // Against d4, one thread, same build, interleaved (`docs/PERFORMANCE.md`); unique
+        // counts come in the same pass.
+        0.5
+    }
+    /// Depth 1 (the top row and the frame: tens of thousands of units at N = 27) up to 64
+    /// shards, depth 4 (the top two rows) beyond.
+    fn shard_depth(&self, shards: u32) -> u32 {
+        if shards > 64 {
+            4
+        } else {
+            1
+        }
+    }
+    /// Thousands of nearly equal units: the largest-estimate-first order buys no balance, and
+    /// index order is sorted by frame, whose time per unit of estimate drifts (`docs/ETA.md`).
+    fn scrambled_order(&self) -> bool {
+        true
+    }
 }
 
 /// Counts the completions below a prefix (rows `first..n`, attacks `m`), the rows holding a

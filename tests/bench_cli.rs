@@ -175,16 +175,27 @@ fn short_counts_are_repeated_or_flagged() {
     for row in &rows {
         let counts: u64 = row[20].parse().unwrap();
         let median: f64 = row[8].parse().unwrap();
-        assert!(counts > 1 && median * counts as f64 >= 0.049, "{row:?}");
+        // (A machine loaded enough to take 50 ms for one count needs no repetition.)
+        assert!(counts > 1 || median >= 0.05, "{row:?}");
+        assert!(median * counts as f64 >= 0.049, "{row:?}");
         assert_eq!(&row[21], "false");
     }
     assert!(md.contains("at least 50 ms") && !md.contains("**Warning**: 2 rows"));
-    // No repetition: one count each, flagged in the CSV and the summary.
+    // No repetition: one count each, flagged in the CSV and the summary when shorter than
+    // 10 ms (a microsecond count is, unless the machine is loaded enough to stretch it).
     let (rows, md) = bench("0");
+    let mut flagged = 0;
     for row in &rows {
-        assert_eq!((&row[20], &row[21]), ("1", "true"), "{row:?}");
+        let median: f64 = row[8].parse().unwrap();
+        let short = if median < 0.01 { "true" } else { "false" };
+        assert_eq!((&row[20], &row[21]), ("1", short), "{row:?}");
+        flagged += usize::from(short == "true");
     }
-    assert!(md.contains("- **Warning**: 2 rows of 2 marked †"), "{md}");
+    if flagged > 0 {
+        let warning = format!("- **Warning**: {flagged} rows of 2 marked †");
+        let warning = warning.replace("1 rows", "1 row");
+        assert!(md.contains(&warning), "{md}");
+    }
 }
 
 #[test]

@@ -50,18 +50,12 @@ pub fn parse_method_arg(s: &str) -> Result<Method, String> {
 
 pub fn run(args: &CountArgs) -> Result<ExitCode> {
     let threads = args.threads.unwrap_or_else(default_threads);
+    let (method, depth) = args.long.defaults(args.n, args.method);
     let job = Job::new(args.n)?
-        .with_method(
-            args.method
-                .or_else(|| args.long.checkpoint_method())
-                .unwrap_or_default(),
-        )
+        .with_method(method)
         .with_unique(args.unique)
         .with_placed(&args.place)?;
-    let job = match args
-        .split_depth
-        .or_else(|| args.long.default_depth(args.n, job.method()))
-    {
+    let job = match args.split_depth.or(depth) {
         Some(depth) => job.with_split_depth(depth)?,
         None => job.with_default_split_depth(threads),
     };

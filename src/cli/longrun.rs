@@ -11,27 +11,21 @@
 //! the number of shards only (3, or 4 beyond 64 shards), never on the machine, so that shards
 //! run on different machines split the job the same way.
 
-use super::progress::{Mode, Progress};
+use super::progress::{Display, Mode};
 use super::report::{print_report_of, ShardOf};
 use super::UsageError;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
-use nqueens::longrun::checkpoint::Checkpoint;
 use nqueens::longrun::estimate;
-use nqueens::longrun::lock::RunLock;
-use nqueens::longrun::shard::{self, ShardResult, ShardSpec};
-use nqueens::longrun::store::{self, Identity, StoreError};
-use nqueens::plan::cost;
-use nqueens::plan::eta::{scrambled, Planned};
-use nqueens::{Counts, Engine, Job, Method, Observer, Plan, RunOptions, Unit};
-use std::collections::HashSet;
+use nqueens::longrun::shard::ShardSpec;
+use nqueens::longrun::{Finish, Run};
+use nqueens::{Engine, Job, Method};
 use std::io::{IsTerminal, Write};
-use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Options of `count` for long runs.
 #[derive(Args, Debug, Clone, Default)]
@@ -88,43 +82,16 @@ impl LongRunArgs {
             || (!self.quiet && std::io::stderr().is_terminal())
     }
 
-    /// The method to use when none is given: the checkpoint's, when one is being resumed (so
-    /// a checkpoint of an earlier default method resumes as it was started).
-    pub fn checkpoint_method(&self) -> Option<Method> {
-        let c = Checkpoint::load(self.checkpoint.as_ref()?).ok()?;
-        c.identity.method.parse().ok()
-    }
-
-    /// The split depth to use when none is given: the checkpoint's, or the shard default (for
-    /// `method`: edge's units hold the four edge queens besides the split rows, so depth 1, one
-    /// unit per frame, already gives tens of thousands; depth 4 (the top two rows) for many
-    /// shards).
-    pub fn default_depth(&self, n: u32, method: Method) -> Option<u32> {
-        if let Some(path) = &self.checkpoint {
-            if let Ok(c) = Checkpoint::load(path) {
-                return Some(c.identity.split_depth);
-            }
-        }
-        self.shard.map(|s| {
-            let deep = s.count > 64;
-            match method {
-                Method::Edge => {
-                    if deep {
-                        4
-                    } else {
-                        1
-                    }
-                }
-                _ => {
-                    if deep {
-                        4
-                    } else {
-                        3
-                    }
-                }
-            }
-            .min(n)
-        })
+    /// The method and the split depth to use when the user gives none: the checkpoint's, when
+    /// one is being resumed (so a checkpoint of an earlier default method resumes as it was
+    /// started), else a shard's default depth for the method (`None`: the machine's default).
+    pub fn defaults(&self, n: u32, method: Option<Method>) -> (Method, Option<u32>) {
+        Run::defaults(
+            n,
+            method,
+            self.checkpoint.as_deref(),
+            self.shard.map(|s| s.count),
+        )
     }
 }
 
@@ -153,106 +120,58 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
         )
         .into());
     }
-    if let Some(out) = &args.out {
-        if args
-            .checkpoint
-            .as_deref()
-            .is_some_and(|c| same_file(c, out))
-        {
-            return Err(UsageError(format!(
-                "--out and --checkpoint both name {}: the result would replace the checkpoint",
-                out.display()
-            ))
-            .into());
-        }
-        // Found now, not after hours of counting.
-        store::check_writable(out)?;
-    }
-    if let Some(path) = &args.checkpoint {
-        // A checkpoint that cannot be written fails now, naming it, before its lock beside it.
-        store::check_writable(path)?;
-    }
-    // One run per file: a second run on the same checkpoint or result file stops here, before
-    // reading the checkpoint. Held to the end of this function, whatever way it returns.
-    let _locks = [args.checkpoint.as_deref(), args.out.as_deref()]
-        .into_iter()
-        .flatten()
-        .map(RunLock::acquire)
-        .collect::<Result<Vec<_>, _>>()?;
-    let plan = Arc::new(Plan::new(job));
-    let identity = Identity::of(&plan);
-    let costs = cost::estimate(&plan);
     let note = |msg: String| {
         if !args.quiet {
             eprintln!("nqueens: {msg}");
         }
     };
-    let spec = args.shard.unwrap_or(ShardSpec { index: 0, count: 1 });
-    let parts = shard::assign(&costs, spec.count);
-    let imbalance = shard::imbalance(&costs, &parts);
-    let mine: Vec<u32> = parts[spec.index as usize].clone();
-    let mut ckpt = match &args.checkpoint {
-        Some(path) if path.exists() => {
-            let c = Checkpoint::load(path)?;
-            c.check_job(path, &identity, args.shard)?;
-            let set: HashSet<u32> = mine.iter().copied().collect();
-            if let Some(i) = c.done.keys().find(|i| !set.contains(i)) {
-                return Err(StoreError::Foreign {
-                    path: path.clone(),
-                    reason: format!("unit {i} is not one of this run's units"),
-                }
-                .into());
-            }
-            note(format!(
-                "resuming from {}: {} of {} units done",
-                path.display(),
-                c.done.len(),
-                mine.len()
-            ));
-            c
+    let cancel = Arc::new(AtomicBool::new(false));
+    let signal = Arc::new(AtomicUsize::new(0));
+    register_signals(&cancel, &signal)?;
+    let mut run = Run::new(job)
+        .confirm_above((!args.yes).then_some(estimate::CONFIRM_ABOVE))
+        .cancel_on(cancel)
+        .tick(Duration::from_millis(100));
+    if let Some(path) = &args.checkpoint {
+        run = run.checkpoint(path, args.checkpoint_every);
+    }
+    if let Some(spec) = args.shard {
+        run = run.shard(spec);
+    }
+    if let Some(out) = &args.out {
+        run = run.out(out);
+    }
+    let prepared = run.prepare(engine).map_err(|e| match e {
+        nqueens::longrun::RunError::TooLong(e) => {
+            UsageError(format!("{e}; add --yes to start it anyway")).into()
         }
-        _ => Checkpoint::new(identity.clone(), args.shard),
-    };
+        e => anyhow::Error::new(e),
+    })?;
+    if let Some(path) = prepared.resumed_from() {
+        note(format!(
+            "resuming from {}: {} of {} units done",
+            path.display(),
+            prepared.resumed(),
+            prepared.units()
+        ));
+    }
     if let Some(s) = args.shard {
         note(format!(
             "shard {s}: {} of {} units, estimated imbalance of the split {:.1}%",
-            mine.len(),
-            costs.len(),
-            imbalance * 100.0
+            prepared.units(),
+            prepared.job_units(),
+            prepared.imbalance() * 100.0
         ));
     }
-
-    let mut todo: Vec<u32> = mine
-        .iter()
-        .copied()
-        .filter(|i| !ckpt.done.contains_key(i))
-        .collect();
-    if plan.method() == Method::Edge {
-        // Thousands of nearly equal units: the largest-estimate-first order buys no balance.
-        // Index order is sorted by frame, and the time per unit of estimate drifts with the
-        // frame; in a fixed scrambled order the ETA learns from a fair sample from the start
-        // (docs/ETA.md).
-        todo.sort_unstable_by_key(|&i| scrambled(i));
-    }
-    let resumed = ckpt.done.len();
-    // Only the part this run computes: the shard's units not yet in the checkpoint.
-    let threads = engine.threads();
-    let cpu = estimate::cpu_time(plan.job(), Some(&plan), engine.kernel())
-        .mul_f64(estimate::share(&costs, todo.iter().copied()));
-    confirm(cpu, threads, args.yes, "add --yes to start it anyway")?;
+    let cpu = prepared.estimated_cpu();
     if cpu > estimate::CONFIRM_ABOVE {
-        let cores = threads.clamp(1, num_cpus::get().max(1));
+        let cores = engine.threads().clamp(1, num_cpus::get().max(1));
         note(format!(
             "estimated {} of CPU time, about {} on {cores} cores",
             estimate::human(cpu),
             estimate::human(cpu / cores as u32)
         ));
     }
-
-    let cancel = Arc::new(AtomicBool::new(false));
-    let signal = Arc::new(AtomicUsize::new(0));
-    register_signals(&cancel, &signal)?;
-
     let mode = if args.quiet {
         Mode::Off
     } else if std::io::stderr().is_terminal() {
@@ -262,138 +181,56 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
     } else {
         Mode::Off
     };
-    let planned = |units: &mut dyn Iterator<Item = u32>| -> Vec<Planned> {
-        units
-            .map(|i| Planned {
-                id: i,
-                cost: costs[i as usize] as f64,
-                class: cost::class(&plan.units()[i as usize]),
-            })
-            .collect()
+    let unique = prepared.plan().job().unique();
+    let mut display = Display::new(mode);
+    let finish = prepared.execute(engine, &mut display);
+    display.finish();
+    let done = match finish? {
+        Finish::Stopped { done, units, saved } => {
+            let sig = signal.load(Ordering::SeqCst);
+            let saved = match saved {
+                Some(p) => format!("saved to {}; run the same command to resume", p.display()),
+                None => "nothing saved (no --checkpoint)".into(),
+            };
+            eprintln!("nqueens: stopped by signal {sig}: {done} of {units} units done, {saved}");
+            return Ok(ExitCode::from(128u8.saturating_add(sig as u8)));
+        }
+        Finish::Done(done) => done,
     };
-    let progress = Progress::new(
-        mode,
-        threads,
-        mine.len(),
-        planned(&mut todo.iter().copied()),
-        &planned(&mut ckpt.done.keys().copied()),
-    );
-    let prior = ckpt.elapsed;
-    let mut driver = Driver {
-        path: args.checkpoint.as_deref(),
-        every: args.checkpoint_every,
-        last_save: Instant::now(),
-        dirty: false,
-        prior,
-        start: Instant::now(),
-        ckpt: &mut ckpt,
-        progress,
-        error: None,
-    };
-    if driver.path.is_some() && resumed == 0 {
-        // A first save at once: a path that cannot be written fails now, not after the first
-        // interval of work.
-        driver.save()?;
-    }
-    let opts = RunOptions {
-        units: Some(todo),
-        tick: Duration::from_millis(100),
-        cancel: Some(cancel.clone()),
-    };
-    let outcome = engine.run(&plan, &opts, &mut driver);
-    driver.progress.finish();
-    super::devices::warn_failed(&outcome.devices);
-    if let Some(e) = driver.error.take() {
-        return Err(e.into());
-    }
-    if let Some(e) = outcome.device_failure() {
-        // The device counting alone failed: what it finished is kept, nothing is printed as
-        // the count.
-        driver.save().context("could not save the checkpoint")?;
-        let saved = match &args.checkpoint {
-            Some(p) => format!(
-                "; the {} finished units are saved in {}",
-                driver.ckpt.done.len(),
-                p.display()
-            ),
-            None => String::new(),
-        };
-        return Err(anyhow::Error::new(e).context(format!("no count{saved}")));
-    }
-    if outcome.interrupted {
-        let sig = signal.load(Ordering::SeqCst);
-        driver.save().context("could not save the checkpoint")?;
-        let saved = match &args.checkpoint {
-            Some(p) => format!("saved to {}; run the same command to resume", p.display()),
-            None => "nothing saved (no --checkpoint)".into(),
-        };
-        let done = driver.ckpt.done.len();
-        eprintln!(
-            "nqueens: stopped by signal {sig}: {done} of {} units done, {saved}",
-            mine.len()
-        );
-        return Ok(ExitCode::from(128u8.saturating_add(sig as u8)));
-    }
-    if driver.path.is_some() {
-        driver.save().context("could not save the checkpoint")?;
-    }
-    let elapsed = prior + driver.start.elapsed();
-    let counts = ckpt.counts();
-    let result = ShardResult::new(identity, spec, mine.clone(), counts, elapsed, imbalance);
-    // A result that cannot be saved (the disk filled up during the run) still goes to
-    // standard output, so that the work is not lost.
-    let saved = args.out.as_ref().map(|out| result.save(out).map(|()| out));
-    match &saved {
+    super::devices::warn_failed(&done.report.devices);
+    match &done.saved {
         Some(Ok(out)) => note(format!("wrote {}", out.display())),
         Some(Err(e)) => eprintln!("nqueens: {e}; the result follows on standard output"),
         None => {}
     }
     let mut stdout = std::io::stdout().lock();
-    let unique = plan.job().unique();
-    let mut report = nqueens::Report {
-        n: plan.job().n(),
-        counts,
-        method: plan.method(),
-        split_depth: plan.job().split_depth(),
-        units: plan.units().len(),
-        threads: engine.threads(),
-        kernel: engine.kernel(),
-        elapsed,
-        devices: outcome.devices.clone(),
-        searches: outcome.searches,
-    };
+    let resumed = Some(done.resumed);
     match args.shard {
         // The result file is a shard's output: on stdout when it was not written.
-        Some(_) if !matches!(saved, Some(Ok(_))) => stdout.write_all(&result.to_bytes())?,
+        Some(_) if !matches!(done.saved, Some(Ok(_))) => {
+            stdout.write_all(&done.result.to_bytes())?
+        }
         // Written: with --json, the shard's report too (its share of the counts and units).
         Some(s) if json => {
-            report.units = mine.len();
             let of = ShardOf {
                 spec: s.to_string(),
-                job_units: plan.units().len(),
+                job_units: done.job_units,
             };
-            print_report_of(&mut stdout, &report, unique, true, Some(resumed), Some(of))?;
+            print_report_of(&mut stdout, &done.report, unique, true, resumed, Some(of))?;
         }
         Some(_) => {}
-        None => print_report_of(&mut stdout, &report, unique, json, Some(resumed), None)?,
+        None => {
+            let mut report = done.report.clone();
+            // The whole job: the report names all its units.
+            report.units = done.job_units;
+            print_report_of(&mut stdout, &report, unique, json, resumed, None)?;
+        }
     }
     stdout.flush()?;
-    if let Some(Err(e)) = saved {
+    if let Some(Err(e)) = done.saved {
         return Err(e.into());
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Whether two paths name the same file, whether or not it exists yet.
-fn same_file(a: &Path, b: &Path) -> bool {
-    // The directory resolved (links, `..`), the file name as given.
-    let resolve = |p: &Path| -> Option<PathBuf> {
-        Some(store::dir_of(p).canonicalize().ok()?.join(p.file_name()?))
-    };
-    match (resolve(a), resolve(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => a == b,
-    }
 }
 
 /// SIGINT, SIGTERM and SIGHUP set `cancel` and record their number in `signal`; a second one
@@ -408,60 +245,4 @@ fn register_signals(cancel: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -> Resu
         flag::register(sig, cancel.clone())?;
     }
     Ok(())
-}
-
-/// The observer of a long run: records finished units, saves the checkpoint when due, and
-/// drives the progress display.
-struct Driver<'a> {
-    path: Option<&'a Path>,
-    every: Duration,
-    last_save: Instant,
-    dirty: bool,
-    prior: Duration,
-    start: Instant,
-    ckpt: &'a mut Checkpoint,
-    progress: Progress,
-    error: Option<StoreError>,
-}
-
-impl Driver<'_> {
-    fn save(&mut self) -> Result<(), StoreError> {
-        let Some(path) = self.path else {
-            return Ok(());
-        };
-        self.ckpt.elapsed = self.prior + self.start.elapsed();
-        self.ckpt.save(path)?;
-        self.dirty = false;
-        self.last_save = Instant::now();
-        Ok(())
-    }
-
-    fn save_if_due(&mut self) -> ControlFlow<()> {
-        if self.dirty && self.last_save.elapsed() >= self.every {
-            if let Err(e) = self.save() {
-                self.error = Some(e);
-                return ControlFlow::Break(());
-            }
-        }
-        ControlFlow::Continue(())
-    }
-}
-
-impl Observer for Driver<'_> {
-    fn unit_done(
-        &mut self,
-        unit: &Unit,
-        counts: Counts,
-        timing: nqueens::engine::UnitTiming,
-    ) -> ControlFlow<()> {
-        self.ckpt.done.insert(unit.index, counts);
-        self.dirty = true;
-        self.progress.unit_done(unit.index, &timing);
-        self.save_if_due()
-    }
-
-    fn tick(&mut self) -> ControlFlow<()> {
-        self.progress.tick();
-        self.save_if_due()
-    }
 }

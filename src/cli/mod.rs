@@ -135,6 +135,8 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
                 .is_some_and(|e| e.is_bad_input())
             || e.downcast_ref::<nqueens::longrun::lock::LockError>()
                 .is_some_and(|e| e.is_held())
+            || e.downcast_ref::<nqueens::longrun::RunError>()
+                .is_some_and(|e| e.is_bad_input())
     });
     if usage {
         2

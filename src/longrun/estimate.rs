@@ -71,20 +71,7 @@ pub fn solutions(n: u32) -> f64 {
 /// The estimated CPU time of a whole job with no pre-placed queens, by its board, method,
 /// unique flag and kernel.
 pub fn cpu_time_of(n: u32, method: Method, unique: bool, kernel: Kernel) -> Duration {
-    let method_factor = match method {
-        // Measured against d4 on one thread, same build, interleaved, 5 runs: 0.497 at N = 18
-        // (3.75 s against 7.55 s), 0.533 at N = 17 (results/2026-12-01-2core-vm-edge-checks).
-        Method::Edge => 0.5,
-        Method::D4 => 1.0,
-        Method::Mirror => 1.5,
-        Method::Plain => 3.0,
-    };
-    // Edge and d4 count unique solutions in the same pass.
-    let unique_factor = if unique && matches!(method, Method::Mirror | Method::Plain) {
-        3.4
-    } else {
-        1.0
-    };
+    let method_factor = method.search().cpu_time_factor(unique);
     let kernel_factor = match kernel {
         Kernel::Dfs => 6.0,
         Kernel::Avx2 => 1.4,
@@ -94,7 +81,6 @@ pub fn cpu_time_of(n: u32, method: Method, unique: bool, kernel: Kernel) -> Dura
     let secs = REF_SECONDS * solutions(n) / reference
         * GROWTH_PER_N.powi(n as i32 - REF_N as i32)
         * method_factor
-        * unique_factor
         * kernel_factor;
     Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX)
 }
@@ -149,13 +135,21 @@ pub fn share(costs: &[u64], units: impl IntoIterator<Item = u32>) -> f64 {
 /// Whether a run of estimated CPU time `cpu` on `threads` threads may start: unconfirmed, only
 /// up to [`CONFIRM_ABOVE`].
 pub fn check(cpu: Duration, threads: usize, confirmed: bool) -> Result<(), TooLong> {
-    if confirmed || cpu <= CONFIRM_ABOVE {
+    if confirmed {
+        return Ok(());
+    }
+    check_against(cpu, threads, CONFIRM_ABOVE)
+}
+
+/// Whether a run of estimated CPU time `cpu` on `threads` threads stays within `limit`.
+pub fn check_against(cpu: Duration, threads: usize, limit: Duration) -> Result<(), TooLong> {
+    if cpu <= limit {
         return Ok(());
     }
     Err(TooLong {
         cpu,
         cores: threads.clamp(1, num_cpus::get().max(1)),
-        limit: CONFIRM_ABOVE,
+        limit,
     })
 }
 

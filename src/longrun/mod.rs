@@ -8,7 +8,8 @@
 //!   every unit is counted exactly once;
 //! * [`lock`]: one run per checkpoint or result file, by an exclusive lock beside it;
 //! * [`estimate`]: the CPU time a job (or what is left of it) will take, and the rule that a run
-//!   of more than an hour needs confirmation.
+//!   of more than an hour needs confirmation;
+//! * [`Run`]: all of it together, a long run as one library call.
 //!
 //! Every file names the job and the unit enumeration it belongs to; resume and merge only ever
 //! add counts of units by index.
@@ -16,5 +17,8 @@
 pub mod checkpoint;
 pub mod estimate;
 pub mod lock;
+mod run;
 pub mod shard;
 pub mod store;
+
+pub use run::{Done, Finish, Prepared, Progress, Run, RunError, Watch};

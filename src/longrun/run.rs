@@ -1,0 +1,654 @@
+//! A long run of one job, as a library call: the checkpoint it resumes from and saves to, the
+//! shard of the job it computes, its lock, the CPU-time confirmation, the order of its units,
+//! its progress, and its result file. `nqueens count --checkpoint --shard --out` is this type
+//! and a progress display.
+//!
+//! A checkpoint is saved at least every [`Run::checkpoint`] interval and when the run is
+//! stopped (the cancel flag of [`Run::cancel_on`], set by a signal handler for instance). Units
+//! still running then are not saved and are recomputed on resume: a unit is counted only once
+//! it is finished and reported by the engine.
+//!
+//! Split depth on resume: a job resumed from a checkpoint must have the checkpoint's depth
+//! ([`Run::defaults`] reads it for callers that let the user leave it out). Shards default to
+//! a depth that depends on the method and the number of shards only, never on the machine, so
+//! that shards run on different machines split the job alike.
+
+use super::checkpoint::Checkpoint;
+use super::estimate::{self, TooLong};
+use super::lock::{LockError, RunLock};
+use super::shard::{self, ShardResult, ShardSpec};
+use super::store::{self, Identity, StoreError};
+use crate::engine::{Engine, Observer, Report, RunOptions, UnitTiming};
+use crate::plan::eta::{scrambled, Eta, Planned};
+use crate::plan::{cost, Job, Method, Plan};
+use crate::search::{Counts, Unit};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// A long run of one job: build it, [`Run::prepare`] it (locks taken, checkpoint read, work
+/// estimated), then [`Prepared::execute`] it on an engine.
+///
+/// ```
+/// use nqueens::longrun::{Finish, Run};
+/// use nqueens::{Engine, Job};
+/// use std::sync::atomic::{AtomicBool, Ordering};
+/// use std::sync::Arc;
+/// use std::time::Duration;
+///
+/// let dir = tempfile::tempdir()?;
+/// let ckpt = dir.path().join("n13.ckpt");
+/// let engine = Engine::new(2)?;
+/// let job = Job::new(13)?.with_unique(true).with_split_depth(2)?;
+///
+/// // A run stopped at once (as a signal handler would): what it finished is saved.
+/// let stop = Arc::new(AtomicBool::new(true));
+/// let run = Run::new(job.clone())
+///     .checkpoint(&ckpt, Duration::from_secs(60))
+///     .cancel_on(stop.clone());
+/// assert!(matches!(run.prepare(&engine)?.execute(&engine, &mut ())?, Finish::Stopped { .. }));
+///
+/// // The same command again resumes from the checkpoint and finishes.
+/// stop.store(false, Ordering::Relaxed);
+/// let run = Run::new(job).checkpoint(&ckpt, Duration::from_secs(60));
+/// let Finish::Done(done) = run.prepare(&engine)?.execute(&engine, &mut ())? else {
+///     panic!("not stopped this time");
+/// };
+/// assert_eq!((done.report.counts.total, done.report.counts.unique), (73712, 9233));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Run {
+    job: Job,
+    checkpoint: Option<(PathBuf, Duration)>,
+    shard: Option<ShardSpec>,
+    out: Option<PathBuf>,
+    confirm_above: Option<Duration>,
+    cancel: Option<Arc<AtomicBool>>,
+    tick: Duration,
+}
+
+/// Why a long run could not start or finish.
+#[derive(Debug, Error)]
+pub enum RunError {
+    /// A checkpoint or result file is unreadable, damaged, of another job, or cannot be
+    /// written.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Another run holds a file of this one.
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    /// The run would take more CPU time than allowed unconfirmed ([`Run::confirm_above`]).
+    #[error(transparent)]
+    TooLong(#[from] TooLong),
+    /// The checkpoint and the result file are one file.
+    #[error("the checkpoint and the result file both name {}: the result would replace the checkpoint", .0.display())]
+    SamePath(PathBuf),
+    /// The count failed (an OpenCL device counting alone failed); what was finished is saved.
+    #[error("no count{saved}: {source}", saved = saved_note(.saved))]
+    Count {
+        /// Why.
+        source: crate::Error,
+        /// The checkpoint that holds the units finished, and how many.
+        saved: Option<(PathBuf, usize)>,
+    },
+}
+
+fn saved_note(saved: &Option<(PathBuf, usize)>) -> String {
+    match saved {
+        Some((path, units)) => {
+            format!(
+                "; the {units} finished units are saved in {}",
+                path.display()
+            )
+        }
+        None => String::new(),
+    }
+}
+
+impl RunError {
+    /// Whether the error is in what the user gave (a bad or foreign file, a file in use, a run
+    /// too long to start unconfirmed), as opposed to a failure of the system or a device.
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            RunError::Store(e) => e.is_bad_input(),
+            RunError::Lock(e) => e.is_held(),
+            RunError::TooLong(_) | RunError::SamePath(_) => true,
+            RunError::Count { .. } => false,
+        }
+    }
+}
+
+impl Run {
+    /// A run of the whole of `job`, with no checkpoint, no result file, and the confirmation
+    /// limit [`estimate::CONFIRM_ABOVE`].
+    pub fn new(job: Job) -> Run {
+        Run {
+            job,
+            checkpoint: None,
+            shard: None,
+            out: None,
+            confirm_above: Some(estimate::CONFIRM_ABOVE),
+            cancel: None,
+            tick: Duration::from_millis(100),
+        }
+    }
+
+    /// Saves the finished units to `path` at least every `every` (and when stopped), and
+    /// resumes from it if it exists (the same job and shard only).
+    pub fn checkpoint(mut self, path: impl Into<PathBuf>, every: Duration) -> Run {
+        self.checkpoint = Some((path.into(), every));
+        self
+    }
+
+    /// Computes only shard `spec` of the job: its share of the units, assigned by their
+    /// estimated cost alike on every machine ([`shard::assign`]).
+    pub fn shard(mut self, spec: ShardSpec) -> Run {
+        self.shard = Some(spec);
+        self
+    }
+
+    /// Writes the result file (for `nqueens merge`) to `path` at the end, atomically; the
+    /// whole job is its one shard (0/1) when no shard is given.
+    pub fn out(mut self, path: impl Into<PathBuf>) -> Run {
+        self.out = Some(path.into());
+        self
+    }
+
+    /// Refuses to start a run estimated to take more CPU time than `limit` (`None`: no limit;
+    /// the default is [`estimate::CONFIRM_ABOVE`]). A resumed run or a shard counts only its
+    /// part.
+    pub fn confirm_above(mut self, limit: Option<Duration>) -> Run {
+        self.confirm_above = limit;
+        self
+    }
+
+    /// Stops the run, saving the checkpoint, once `flag` is set (from a signal handler, say).
+    pub fn cancel_on(mut self, flag: Arc<AtomicBool>) -> Run {
+        self.cancel = Some(flag);
+        self
+    }
+
+    /// How often the observer's progress is updated while no unit finishes.
+    pub fn tick(mut self, every: Duration) -> Run {
+        self.tick = every;
+        self
+    }
+
+    /// The method and split depth for a run of `method` (the user's choice, if any) resumed
+    /// from `checkpoint` or split into `shards` shards, when the user gives no depth: the
+    /// checkpoint's method (when none is given) and depth, else the method's shard depth; `None`
+    /// for the depth when neither applies (the job's default depth then serves).
+    pub fn defaults(
+        n: u32,
+        method: Option<Method>,
+        checkpoint: Option<&Path>,
+        shards: Option<u32>,
+    ) -> (Method, Option<u32>) {
+        let saved = checkpoint.and_then(|p| Checkpoint::load(p).ok());
+        let method = method
+            .or_else(|| saved.as_ref()?.identity.method.parse().ok())
+            .unwrap_or_default();
+        let depth = match (&saved, shards) {
+            (Some(c), _) => Some(c.identity.split_depth),
+            (None, Some(m)) => Some(method.search().shard_depth(m).min(n)),
+            (None, None) => None,
+        };
+        (method, depth)
+    }
+
+    /// Checks the files, takes their locks, plans the job, reads the checkpoint and estimates
+    /// the work left: everything that can fail before counting fails here.
+    pub fn prepare(self, engine: &Engine) -> Result<Prepared, RunError> {
+        if let (Some((ckpt, _)), Some(out)) = (&self.checkpoint, &self.out) {
+            if same_file(ckpt, out) {
+                return Err(RunError::SamePath(out.clone()));
+            }
+        }
+        // Found now, not after hours of counting; each before its lock beside it.
+        if let Some(out) = &self.out {
+            store::check_writable(out)?;
+        }
+        if let Some((path, _)) = &self.checkpoint {
+            store::check_writable(path)?;
+        }
+        // One run per file: a second run on the same checkpoint or result file stops here,
+        // before reading the checkpoint.
+        let locks = [self.checkpoint.as_ref().map(|c| &c.0), self.out.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(|p| RunLock::acquire(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        let plan = Arc::new(Plan::new(self.job.clone()));
+        let identity = Identity::of(&plan);
+        let costs = cost::estimate(&plan);
+        let spec = self.shard.unwrap_or(ShardSpec { index: 0, count: 1 });
+        let parts = shard::assign(&costs, spec.count);
+        let imbalance = shard::imbalance(&costs, &parts);
+        let mine = parts[spec.index as usize].clone();
+        let loaded = self.checkpoint.as_ref().is_some_and(|(p, _)| p.exists());
+        let ckpt = match &self.checkpoint {
+            Some((path, _)) if loaded => {
+                let c = Checkpoint::load(path)?;
+                c.check_job(path, &identity, self.shard)?;
+                let set: std::collections::HashSet<u32> = mine.iter().copied().collect();
+                if let Some(i) = c.done.keys().find(|i| !set.contains(i)) {
+                    return Err(StoreError::Foreign {
+                        path: path.clone(),
+                        reason: format!("unit {i} is not one of this run's units"),
+                    }
+                    .into());
+                }
+                c
+            }
+            _ => Checkpoint::new(identity.clone(), self.shard),
+        };
+        let mut todo: Vec<u32> = mine
+            .iter()
+            .copied()
+            .filter(|i| !ckpt.done.contains_key(i))
+            .collect();
+        if plan.search().scrambled_order() {
+            todo.sort_unstable_by_key(|&i| scrambled(i));
+        }
+        // Only the part this run computes: the shard's units not yet in the checkpoint.
+        let cpu = estimate::cpu_time(plan.job(), Some(&plan), engine.kernel())
+            .mul_f64(estimate::share(&costs, todo.iter().copied()));
+        if let Some(limit) = self.confirm_above {
+            estimate::check_against(cpu, engine.threads(), limit)?;
+        }
+        Ok(Prepared {
+            resumed: ckpt.done.len(),
+            loaded,
+            run: self,
+            plan,
+            identity,
+            costs,
+            mine,
+            todo,
+            ckpt,
+            imbalance,
+            cpu,
+            _locks: locks,
+        })
+    }
+}
+
+/// Whether two paths name the same file, whether or not it exists yet: the directory resolved
+/// (links, `..`), the file name as given.
+fn same_file(a: &Path, b: &Path) -> bool {
+    let resolve = |p: &Path| -> Option<PathBuf> {
+        Some(store::dir_of(p).canonicalize().ok()?.join(p.file_name()?))
+    };
+    match (resolve(a), resolve(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// A run ready to count: its files locked (until it is dropped), its checkpoint read, its
+/// work estimated.
+pub struct Prepared {
+    run: Run,
+    plan: Arc<Plan>,
+    identity: Identity,
+    costs: Vec<u64>,
+    /// This run's units (its shard's, or all), ascending.
+    mine: Vec<u32>,
+    /// The units left to count, in the order they start.
+    todo: Vec<u32>,
+    ckpt: Checkpoint,
+    resumed: usize,
+    /// Whether the checkpoint existed and was read.
+    loaded: bool,
+    imbalance: f64,
+    cpu: Duration,
+    _locks: Vec<RunLock>,
+}
+
+impl Prepared {
+    /// The plan of the job.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+    /// The units this run computes (its shard's share, or all of the job's).
+    pub fn units(&self) -> usize {
+        self.mine.len()
+    }
+    /// The units of the whole job.
+    pub fn job_units(&self) -> usize {
+        self.plan.units().len()
+    }
+    /// The units already done, from the checkpoint.
+    pub fn resumed(&self) -> usize {
+        self.resumed
+    }
+    /// The checkpoint this run resumes from, if it existed.
+    pub fn resumed_from(&self) -> Option<&Path> {
+        let (path, _) = self.run.checkpoint.as_ref()?;
+        self.loaded.then_some(path.as_path())
+    }
+    /// The estimated imbalance of the job's split into shards (0 for a whole job).
+    pub fn imbalance(&self) -> f64 {
+        self.imbalance
+    }
+    /// The estimated CPU time of what is left to count.
+    pub fn estimated_cpu(&self) -> Duration {
+        self.cpu
+    }
+
+    /// Counts the units left on `engine`, saving the checkpoint as it goes and telling
+    /// `watch` of the progress; at the end writes the result file, if asked for.
+    pub fn execute(mut self, engine: &Engine, watch: &mut dyn Watch) -> Result<Finish, RunError> {
+        let planned = |units: &mut dyn Iterator<Item = u32>| -> Vec<Planned> {
+            units
+                .map(|i| Planned {
+                    id: i,
+                    cost: self.costs[i as usize] as f64,
+                    class: cost::class(&self.plan, &self.plan.units()[i as usize]),
+                })
+                .collect()
+        };
+        let eta = Eta::new(engine.threads(), planned(&mut self.todo.iter().copied()))
+            .with_done_before(&planned(&mut self.ckpt.done.keys().copied()));
+        let path = self.run.checkpoint.as_ref().map(|(p, _)| p.as_path());
+        let every = self.run.checkpoint.as_ref().map_or(Duration::MAX, |c| c.1);
+        let prior = self.ckpt.elapsed;
+        let mut driver = Driver {
+            path,
+            every,
+            last_save: Instant::now(),
+            dirty: false,
+            prior,
+            start: Instant::now(),
+            ckpt: &mut self.ckpt,
+            progress: Tracker::new(eta, self.mine.len(), self.resumed),
+            watch,
+            error: None,
+        };
+        if driver.path.is_some() && self.resumed == 0 {
+            // A first save at once: a path that cannot be written fails now, not after the
+            // first interval of work.
+            driver.save()?;
+        }
+        let opts = RunOptions {
+            units: Some(std::mem::take(&mut self.todo)),
+            tick: self.run.tick,
+            cancel: self.run.cancel.clone(),
+        };
+        let outcome = engine.run(&self.plan, &opts, &mut driver);
+        if let Some(e) = driver.error.take() {
+            return Err(e.into());
+        }
+        if let Some(e) = outcome.device_failure() {
+            // The device counting alone failed: what it finished is kept, no count is given.
+            driver.save()?;
+            return Err(RunError::Count {
+                source: e,
+                saved: path.map(|p| (p.to_path_buf(), driver.ckpt.done.len())),
+            });
+        }
+        if outcome.interrupted {
+            driver.save()?;
+            return Ok(Finish::Stopped {
+                done: driver.ckpt.done.len(),
+                units: self.mine.len(),
+                saved: path.map(Path::to_path_buf),
+            });
+        }
+        if path.is_some() {
+            driver.save()?;
+        }
+        let elapsed = prior + driver.start.elapsed();
+        let counts = self.ckpt.counts();
+        let spec = self.run.shard.unwrap_or(ShardSpec { index: 0, count: 1 });
+        let result = ShardResult::new(
+            self.identity,
+            spec,
+            self.mine.clone(),
+            counts,
+            elapsed,
+            self.imbalance,
+        );
+        // A result that cannot be saved (the disk filled up during the run) is still returned,
+        // so that the caller can put it elsewhere.
+        let saved = self
+            .run
+            .out
+            .as_ref()
+            .map(|out| result.save(out).map(|()| out.clone()));
+        let report = Report {
+            n: self.plan.job().n(),
+            counts,
+            method: self.plan.method(),
+            split_depth: self.plan.job().split_depth(),
+            units: self.mine.len(),
+            threads: engine.threads(),
+            kernel: engine.kernel(),
+            elapsed,
+            devices: outcome.devices,
+            searches: outcome.searches,
+        };
+        Ok(Finish::Done(Box::new(Done {
+            report,
+            result,
+            saved,
+            resumed: self.resumed,
+            job_units: self.plan.units().len(),
+        })))
+    }
+}
+
+/// How a run ended.
+#[derive(Debug)]
+pub enum Finish {
+    /// Every unit of the run is counted.
+    Done(Box<Done>),
+    /// Stopped by its cancel flag; the units finished are in the checkpoint, if any.
+    Stopped {
+        /// Units of this run done, from every run so far.
+        done: usize,
+        /// Units of this run in all.
+        units: usize,
+        /// The checkpoint they are saved in.
+        saved: Option<PathBuf>,
+    },
+}
+
+/// A finished run.
+#[derive(Debug)]
+pub struct Done {
+    /// The counts of the run's units (a shard's share of the job), over every run that
+    /// contributed; `units` is the run's units.
+    pub report: Report,
+    /// The result file's content (for `nqueens merge`), whether or not it was written.
+    pub result: ShardResult,
+    /// Where the result file was written, or why it could not be (`None`: not asked for).
+    pub saved: Option<Result<PathBuf, StoreError>>,
+    /// Units taken from the checkpoint rather than counted in this run.
+    pub resumed: usize,
+    /// The units of the whole job.
+    pub job_units: usize,
+}
+
+/// Where a run's progress goes (a progress bar, a log line, nothing: `()`).
+pub trait Watch {
+    /// Called when a unit finishes and at least every [`Run::tick`] otherwise.
+    fn progress(&mut self, _progress: &Progress) {}
+}
+
+impl Watch for () {}
+
+/// How far a run is: units, the share of the estimated work, and the time left.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// Units of the run done (resumed ones included).
+    pub units_done: usize,
+    /// Units of the run in all.
+    pub units_total: usize,
+    /// Units done in this run (not resumed).
+    pub units_this_run: usize,
+    /// The share of the run's estimated work done, 0 to 1, the estimate corrected by the
+    /// measured times of the units finished ([`crate::plan::eta`]).
+    pub fraction: f64,
+    /// The time left, when it can be told yet.
+    pub remaining: Option<Duration>,
+    /// Wall time of this run so far.
+    pub elapsed: Duration,
+}
+
+/// How often the ETA is worked out again at most (a bar is redrawn on every finished unit).
+const RECOMPUTE: Duration = Duration::from_millis(250);
+
+/// The progress of a run, worked out from the units' measured times.
+pub(crate) struct Tracker {
+    eta: Eta,
+    start: Instant,
+    units_total: usize,
+    units_done: usize,
+    units_at_start: usize,
+    /// The last (share done, seconds left) worked out, and when.
+    cached: Option<(Instant, f64, Option<f64>)>,
+}
+
+impl Tracker {
+    pub(crate) fn new(eta: Eta, units_total: usize, done: usize) -> Tracker {
+        Tracker {
+            eta,
+            start: Instant::now(),
+            units_total,
+            units_done: done,
+            units_at_start: done,
+            cached: None,
+        }
+    }
+
+    /// The unit `index` finished, as the engine timed it.
+    pub(crate) fn unit_done(&mut self, index: u32, timing: &UnitTiming) {
+        self.units_done += 1;
+        let (started, elapsed) = (timing.started.as_secs_f64(), timing.elapsed.as_secs_f64());
+        self.eta.finished(index, timing.worker, started, elapsed);
+    }
+
+    /// The progress now: worked out again when [`RECOMPUTE`] has passed or every unit is done.
+    pub(crate) fn now(&mut self) -> Progress {
+        let all_done = self.units_done == self.units_total;
+        let (fraction, left) = match self.cached {
+            Some((at, fraction, left)) if at.elapsed() < RECOMPUTE && !all_done => (fraction, left),
+            _ => {
+                let now = self.start.elapsed().as_secs_f64();
+                let (fraction, left) = (self.eta.fraction_done(now), self.eta.remaining(now));
+                self.cached = Some((Instant::now(), fraction, left));
+                (fraction, left)
+            }
+        };
+        Progress {
+            units_done: self.units_done,
+            units_total: self.units_total,
+            units_this_run: self.units_done - self.units_at_start,
+            fraction,
+            remaining: left.map(|s| Duration::from_secs_f64(s.clamp(0.0, 1e12))),
+            elapsed: self.start.elapsed(),
+        }
+    }
+}
+
+/// The observer of a long run: records finished units, saves the checkpoint when due, and
+/// keeps the progress.
+struct Driver<'a> {
+    path: Option<&'a Path>,
+    every: Duration,
+    last_save: Instant,
+    dirty: bool,
+    prior: Duration,
+    start: Instant,
+    ckpt: &'a mut Checkpoint,
+    progress: Tracker,
+    watch: &'a mut dyn Watch,
+    error: Option<StoreError>,
+}
+
+impl Driver<'_> {
+    fn save(&mut self) -> Result<(), StoreError> {
+        let Some(path) = self.path else {
+            return Ok(());
+        };
+        self.ckpt.elapsed = self.prior + self.start.elapsed();
+        self.ckpt.save(path)?;
+        self.dirty = false;
+        self.last_save = Instant::now();
+        Ok(())
+    }
+
+    fn save_if_due(&mut self) -> ControlFlow<()> {
+        if self.dirty && self.last_save.elapsed() >= self.every {
+            if let Err(e) = self.save() {
+                self.error = Some(e);
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl Observer for Driver<'_> {
+    fn unit_done(&mut self, unit: &Unit, counts: Counts, timing: UnitTiming) -> ControlFlow<()> {
+        self.ckpt.done.insert(unit.index, counts);
+        self.dirty = true;
+        self.progress.unit_done(unit.index, &timing);
+        let p = self.progress.now();
+        self.watch.progress(&p);
+        self.save_if_due()
+    }
+
+    fn tick(&mut self) -> ControlFlow<()> {
+        let p = self.progress.now();
+        self.watch.progress(&p);
+        self.save_if_due()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn planned(costs: &[f64]) -> Vec<Planned> {
+        costs
+            .iter()
+            .enumerate()
+            .map(|(i, &cost)| Planned {
+                id: i as u32,
+                cost,
+                class: 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn progress_follows_the_corrected_work() {
+        let all = planned(&[10.0, 45.0, 45.0]);
+        let eta = Eta::new(1, all[1..].to_vec()).with_done_before(&all[..1]);
+        let mut t = Tracker::new(eta, 3, 1);
+        let p = t.now();
+        assert!((p.fraction - 0.1).abs() < 1e-9 && p.remaining.is_none());
+        let timing = |started: u64, elapsed: u64| UnitTiming {
+            worker: 0,
+            started: Duration::from_secs(started),
+            elapsed: Duration::from_secs(elapsed),
+        };
+        t.unit_done(1, &timing(0, 9));
+        t.cached = None;
+        let p = t.now();
+        assert!((p.fraction - 0.55).abs() < 1e-9);
+        // 45 of the estimate took 9 s (as the engine timed it); the unit left started then.
+        let left = p.remaining.unwrap().as_secs_f64();
+        assert!(left > 0.0 && left <= 9.0);
+        t.unit_done(2, &timing(9, 9));
+        let p = t.now();
+        assert_eq!((p.fraction, p.remaining), (1.0, Some(Duration::ZERO)));
+        assert_eq!((p.units_done, p.units_total, p.units_this_run), (3, 3, 2));
+    }
+}

@@ -3,31 +3,28 @@
 //! [`crate::plan::classify_parts`]) into many small sub-problems, runs them in one launch of each
 //! kernel, and hands what it cannot do to the CPU workers.
 
+use super::{lock, CpuWork, DeviceWorker, Devices, Searches, UnitTiming};
 use crate::error::{Error, Result};
-use crate::plan::{classify_parts, count_part, Plan};
+use crate::plan::{classify_parts, count_part, has_rest, Plan};
 use crate::search::opencl::{self, Counter, DeviceInfo, DeviceKind, OpenClError, RowSpec, Sub};
 use crate::search::{ClassifyPart, Counts, Part, Unit};
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
-/// Which OpenCL devices an engine counts on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Devices {
-    /// None: every unit on the CPU workers.
-    #[default]
-    Cpu,
-    /// OpenCL device `index` (of [`crate::engine::opencl::devices`], any type) takes every
-    /// unit; the CPU workers only do what a device cannot (units that leave fewer than three
-    /// rows, edge's symmetric frames).
-    Only(usize),
-    /// OpenCL device `index` (any type) beside the CPU workers: both take units from one
-    /// queue, as each GPU does with [`Devices::Gpus`].
-    Beside(usize),
-    /// Every OpenCL GPU, beside the CPU workers: both take units from one queue. With no GPU
-    /// (or no OpenCL), the CPU workers do everything and [`crate::Engine::device_note`] says
-    /// why.
-    Gpus,
+/// How the engine holds an opened device: its worker locks it for each launch.
+pub(super) type Handle = Arc<Mutex<Counter>>;
+
+/// A device just opened, and how long building its kernels took.
+pub(super) fn info(counter: &Counter) -> (DeviceInfo, std::time::Duration) {
+    (counter.device().clone(), counter.build_time())
+}
+
+/// The handle of a device just opened.
+pub(super) fn handle(counter: Counter) -> Handle {
+    Arc::new(Mutex::new(counter))
 }
 
 /// Sub-problems a part is split into before a launch, at least (unless it is small).
@@ -258,5 +255,84 @@ impl Batch {
                 (u.index, counts)
             })
             .collect())
+    }
+}
+
+impl DeviceWorker {
+    /// Takes batches until the queue is empty or the run stops.
+    pub(super) fn run(self) {
+        let mut counter = lock(&self.counter);
+        let mut batch = Batch::default();
+        let n = self.plan.job().n();
+        let mut batches = 0;
+        while !self.stop.load(Ordering::Relaxed) {
+            batch.clear();
+            let t0 = Instant::now();
+            let mut taken = Vec::new();
+            // Beside CPU workers, at most half of what is left: the tail stays shared.
+            let most = if self.shared {
+                self.queue.left().div_ceil(2)
+            } else {
+                usize::MAX
+            };
+            while batch.subs() < SUBS_PER_BATCH && taken.len() < most {
+                let Some(index) = self.queue.take() else {
+                    break;
+                };
+                taken.push(index);
+                batch.push(&self.plan, &self.plan.units()[index as usize]);
+            }
+            let results = match self.fail_after {
+                // An injected failure comes at batch k + 1, or at the end if the device takes
+                // fewer batches: a check that asks for one always sees it.
+                Some(k) if batches >= k || taken.is_empty() => Err(OpenClError::Injected(k)),
+                _ if taken.is_empty() => break,
+                _ => batch.count(&mut counter, n),
+            };
+            batches += 1;
+            let results = match results {
+                Ok(results) => results,
+                Err(e) => {
+                    lock(&self.errors).push((self.device, e.to_string()));
+                    if !self.shared {
+                        // Alone, the device was asked for: its failure ends the run, so that
+                        // a broken device is seen, not hidden behind CPU counts.
+                        self.stop.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                    // Nothing of the batch was reported: the CPU workers do all of it. They
+                    // take units from the queue too once no device is left.
+                    drop(self.alive);
+                    for index in taken {
+                        let _ = self.work.send(CpuWork::Whole(index));
+                    }
+                    return;
+                }
+            };
+            let share = t0.elapsed() / results.len() as u32;
+            for (index, counts) in results {
+                let timing = UnitTiming {
+                    worker: self.id,
+                    started: t0 - self.start,
+                    elapsed: share,
+                };
+                let sent = if has_rest(&self.plan, &self.plan.units()[index as usize]) {
+                    self.work
+                        .send(CpuWork::Rest {
+                            index,
+                            counts,
+                            timing,
+                        })
+                        .is_ok()
+                } else {
+                    self.done
+                        .send((index, counts, timing, Searches::default()))
+                        .is_ok()
+                };
+                if !sent {
+                    return;
+                }
+            }
+        }
     }
 }

@@ -5,16 +5,21 @@
 //! over a channel to the calling thread, which sums the counts and feeds the [`Observer`] (progress
 //! bars, checkpoints): all I/O stays on the calling thread, none in the workers.
 
+// Without the `opencl` feature the device workers are compiled (their types are shared) but
+// never started.
+#![cfg_attr(not(feature = "opencl"), allow(dead_code))]
+
 use crate::error::{Error, Result};
+#[cfg(feature = "opencl")]
+mod accel;
+#[cfg(not(feature = "opencl"))]
+#[path = "no_accel.rs"]
 mod accel;
 
-pub use accel::Devices;
-
-use crate::plan::{check_threads, evaluate_on, evaluate_rest_on, has_rest, Job, Method, Plan};
+use crate::plan::{check_threads, evaluate_on, evaluate_rest_on, Job, Method, Plan};
 use crate::search::dfs::{self, Masks};
-use crate::search::opencl::{Counter, DeviceInfo, OpenClError};
+use crate::search::opencl::DeviceInfo;
 use crate::search::{lanes, Counts, Kernel, Searches, Unit};
-use accel::Batch;
 use crossbeam::channel;
 use crossbeam::utils::CachePadded;
 use std::ops::ControlFlow;
@@ -107,6 +112,26 @@ pub struct DeviceRun {
     pub error: Option<String>,
 }
 
+/// Which OpenCL devices an engine counts on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Devices {
+    /// None: every unit on the CPU workers.
+    #[default]
+    Cpu,
+    /// OpenCL device `index` (of [`crate::engine::opencl::devices`], any type) takes every
+    /// unit; the CPU workers only do what a device cannot (units that leave fewer than three
+    /// rows, edge's symmetric frames).
+    Only(usize),
+    /// OpenCL device `index` (any type) beside the CPU workers: both take units from one
+    /// queue, as each GPU does with [`Devices::Gpus`].
+    Beside(usize),
+    /// Every OpenCL GPU, beside the CPU workers: both take units from one queue. With no GPU
+    /// (or no OpenCL), the CPU workers do everything and [`crate::Engine::device_note`] says
+    /// why.
+    Gpus,
+}
+
 /// A pool of worker threads, and the OpenCL devices beside them, that runs plans.
 pub struct Engine {
     pool: rayon::ThreadPool,
@@ -116,7 +141,7 @@ pub struct Engine {
     /// Batches after which each device fails on purpose (`NQUEENS_OPENCL_FAIL_AFTER`).
     fail_after: Option<usize>,
     devices: Devices,
-    counters: Vec<Arc<Mutex<Counter>>>,
+    counters: Vec<accel::Handle>,
     device_info: Vec<(DeviceInfo, Duration)>,
     device_note: Option<String>,
 }
@@ -181,14 +206,8 @@ impl Engine {
     pub fn with_devices(mut self, which: Devices) -> Result<Engine> {
         let (counters, note) = accel::open(which)?;
         self.fail_after = accel::fail_after()?;
-        self.device_info = counters
-            .iter()
-            .map(|c| (c.device().clone(), c.build_time()))
-            .collect();
-        self.counters = counters
-            .into_iter()
-            .map(|c| Arc::new(Mutex::new(c)))
-            .collect();
+        self.device_info = counters.iter().map(accel::info).collect();
+        self.counters = counters.into_iter().map(accel::handle).collect();
         self.devices = which;
         self.device_note = note;
         Ok(self)
@@ -255,6 +274,8 @@ impl Engine {
         let errors: Arc<Mutex<Vec<(usize, String)>>> = Arc::default();
         let alive = Arc::new(AtomicUsize::new(0));
         let cpu_units = self.counters.is_empty() || !matches!(self.devices, Devices::Only(_));
+        // Without the `opencl` feature there is never a device to start.
+        #[cfg(feature = "opencl")]
         if total_units > 0 {
             for (d, counter) in self.counters.iter().enumerate() {
                 alive.fetch_add(1, Ordering::Relaxed);
@@ -470,7 +491,7 @@ struct DeviceWorker {
     device: usize,
     /// Batches after which it fails on purpose.
     fail_after: Option<usize>,
-    counter: Arc<Mutex<Counter>>,
+    counter: accel::Handle,
     /// Whether CPU workers take units too.
     shared: bool,
     plan: Arc<Plan>,
@@ -481,85 +502,6 @@ struct DeviceWorker {
     errors: Arc<Mutex<Vec<(usize, String)>>>,
     alive: AliveGuard,
     start: Instant,
-}
-
-impl DeviceWorker {
-    /// Takes batches until the queue is empty or the run stops.
-    fn run(self) {
-        let mut counter = lock(&self.counter);
-        let mut batch = Batch::default();
-        let n = self.plan.job().n();
-        let mut batches = 0;
-        while !self.stop.load(Ordering::Relaxed) {
-            batch.clear();
-            let t0 = Instant::now();
-            let mut taken = Vec::new();
-            // Beside CPU workers, at most half of what is left: the tail stays shared.
-            let most = if self.shared {
-                self.queue.left().div_ceil(2)
-            } else {
-                usize::MAX
-            };
-            while batch.subs() < accel::SUBS_PER_BATCH && taken.len() < most {
-                let Some(index) = self.queue.take() else {
-                    break;
-                };
-                taken.push(index);
-                batch.push(&self.plan, &self.plan.units()[index as usize]);
-            }
-            let results = match self.fail_after {
-                // An injected failure comes at batch k + 1, or at the end if the device takes
-                // fewer batches: a check that asks for one always sees it.
-                Some(k) if batches >= k || taken.is_empty() => Err(OpenClError::Injected(k)),
-                _ if taken.is_empty() => break,
-                _ => batch.count(&mut counter, n),
-            };
-            batches += 1;
-            let results = match results {
-                Ok(results) => results,
-                Err(e) => {
-                    lock(&self.errors).push((self.device, e.to_string()));
-                    if !self.shared {
-                        // Alone, the device was asked for: its failure ends the run, so that
-                        // a broken device is seen, not hidden behind CPU counts.
-                        self.stop.store(true, Ordering::Relaxed);
-                        return;
-                    }
-                    // Nothing of the batch was reported: the CPU workers do all of it. They
-                    // take units from the queue too once no device is left.
-                    drop(self.alive);
-                    for index in taken {
-                        let _ = self.work.send(CpuWork::Whole(index));
-                    }
-                    return;
-                }
-            };
-            let share = t0.elapsed() / results.len() as u32;
-            for (index, counts) in results {
-                let timing = UnitTiming {
-                    worker: self.id,
-                    started: t0 - self.start,
-                    elapsed: share,
-                };
-                let sent = if has_rest(&self.plan, &self.plan.units()[index as usize]) {
-                    self.work
-                        .send(CpuWork::Rest {
-                            index,
-                            counts,
-                            timing,
-                        })
-                        .is_ok()
-                } else {
-                    self.done
-                        .send((index, counts, timing, Searches::default()))
-                        .is_ok()
-                };
-                if !sent {
-                    return;
-                }
-            }
-        }
-    }
 }
 
 /// The result of a whole count.

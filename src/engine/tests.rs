@@ -65,191 +65,197 @@ fn a_stopped_run_reports_what_it_finished() {
 
 // ---- Counted parts and the rest (any kernel) ----
 
-use crate::search::opencl::tests::Rng;
+/// The engine with OpenCL devices (PoCL in CI).
+#[cfg(feature = "opencl")]
+mod opencl_devices {
+    use super::*;
+    use crate::plan::has_rest;
+    use crate::search::opencl::tests::Rng;
 
-/// Jobs of every method, unique or not, split depth, with and without pre-placed queens.
-fn jobs(n: u32) -> Vec<Job> {
-    let mut out = Vec::new();
-    for method in Method::ALL {
-        for depth in 1..=4.min(n) {
-            for unique in [false, true] {
-                let job = Job::new(n)
-                    .unwrap()
-                    .with_method(method)
-                    .with_unique(unique)
-                    .with_split_depth(depth)
-                    .unwrap();
-                out.push(job.clone());
-                if !unique && n >= 5 {
-                    // A queen off the board's axes (d4 and mirror fall back) and one on row 1.
-                    let q = [crate::Queen { row: n / 2, col: 1 }];
-                    out.push(job.clone().with_placed(&q).unwrap());
-                    let q = [crate::Queen { row: 0, col: n - 2 }];
-                    out.push(job.with_placed(&q).unwrap());
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The counted part plus the rest is the unit, for every unit of every kind of job: what a
-/// device counts and what the CPU classifies neither overlap nor leave a gap.
-#[test]
-fn counted_part_and_rest_make_the_unit() {
-    for n in 1..=11 {
-        for job in jobs(n) {
-            let plan = Plan::new(job.clone());
-            for unit in plan.units() {
-                let whole = evaluate(&plan, unit);
-                let part = crate::plan::count_part(&plan, unit);
-                let rest = evaluate_rest_on(&plan, unit, Kernel::Dfs);
-                let mut split = rest;
-                if let Some(p) = part {
-                    split += p.counts(p.count_on(Kernel::Dfs, n));
-                }
-                assert_eq!(split, whole, "{job:?} {unit:?}");
-                // What a device takes (counted and classified parts) and what stays on the CPU.
-                let mut classified = Counts::default();
-                for p in crate::plan::classify_parts(&plan, unit) {
-                    classified += p.evaluate_on(Kernel::Dfs, n);
-                }
-                if has_rest(&plan, unit) {
-                    assert!(part.is_none(), "{job:?} {unit:?}");
-                    assert_eq!(classified, Counts::default());
-                } else {
-                    assert_eq!(classified, rest, "{job:?} {unit:?}");
-                }
-            }
-        }
-    }
-}
-
-// ---- OpenCL devices (PoCL in CI) ----
-
-fn required() -> bool {
-    std::env::var("NQUEENS_REQUIRE_OPENCL").is_ok_and(|v| v == "1")
-}
-
-fn device_index() -> usize {
-    std::env::var("NQUEENS_OPENCL_DEVICE").map_or(0, |v| v.parse().expect("a device index"))
-}
-
-/// An engine of `threads` CPU workers with OpenCL device `NQUEENS_OPENCL_DEVICE` used as
-/// `which` says; `None` (the test passes) when there is no OpenCL and that is allowed.
-fn opencl_engine(threads: usize, beside: bool) -> Option<Engine> {
-    let index = device_index();
-    let which = if beside {
-        Devices::Beside(index)
-    } else {
-        Devices::Only(index)
-    };
-    match Engine::new(threads).unwrap().with_devices(which) {
-        Ok(e) => Some(e),
-        Err(Error::NoDevice(e)) if !required() => {
-            println!("skipped: {e}; set NQUEENS_REQUIRE_OPENCL=1 to fail");
-            None
-        }
-        Err(e) => panic!("no OpenCL engine: {e}"),
-    }
-}
-
-/// Every kind of job, N = 1..=13, on one device alone and beside the CPU workers: the counts
-/// of the CPU engine and the published table.
-#[test]
-fn opencl_counts_every_method_depth_and_place() {
-    let Some(only) = opencl_engine(2, false) else {
-        return;
-    };
-    let beside = opencl_engine(1, true).unwrap();
-    let cpu = Engine::new(2).unwrap();
-    for n in 1..=13 {
-        let published = crate::known::published(n).unwrap();
-        for job in jobs(n) {
-            let want = cpu.count(&job).unwrap();
-            if job.placed().is_empty() {
-                assert_eq!(want.counts.total, published.total, "{job:?}");
-                if job.unique() {
-                    assert_eq!(want.counts.unique, published.unique, "{job:?}");
-                }
-            }
-            for engine in [&only, &beside] {
-                let got = engine.count(&job).unwrap();
-                assert_eq!(got.counts, want.counts, "{job:?}");
-                assert_eq!(got.devices.len(), 1);
-                assert_eq!(got.devices[0].error, None);
-            }
-            // The device alone takes every unit.
-            let got = only.count(&job).unwrap();
-            assert_eq!(got.devices[0].units, got.units, "{job:?}");
-        }
-    }
-}
-
-/// Per-unit counts on the device (counted and classified parts) equal the CPU's, for a random
-/// sample of units of every method, unique or not, at N = 15..=18 (small units: split depth 4).
-#[test]
-fn opencl_counts_sampled_units_like_the_cpu() {
-    let Some(engine) = opencl_engine(1, false) else {
-        return;
-    };
-    let mut counter = lock(&engine.counters[0]);
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    for (n, samples) in [(15, 16), (16, 8), (17, 4), (18, 2)] {
+    /// Jobs of every method, unique or not, split depth, with and without pre-placed queens.
+    fn jobs(n: u32) -> Vec<Job> {
+        let mut out = Vec::new();
         for method in Method::ALL {
-            for unique in [false, true] {
-                let job = Job::new(n)
-                    .unwrap()
-                    .with_method(method)
-                    .with_unique(unique)
-                    .with_split_depth(4)
-                    .unwrap();
-                let plan = Plan::new(job);
-                let units = plan.units();
-                let mut batch = Batch::default();
-                let mut want = Vec::new();
-                for _ in 0..samples {
-                    let unit = &units[rng.below(units.len() as u32) as usize];
-                    batch.push(&plan, unit);
-                    // What stays on the CPU (edge's symmetric frames), added to the device's.
-                    let rest = if has_rest(&plan, unit) {
-                        evaluate_rest_on(&plan, unit, Kernel::best())
-                    } else {
-                        Counts::default()
-                    };
-                    want.push((unit.index, evaluate_on(&plan, unit, Kernel::best()), rest));
+            for depth in 1..=4.min(n) {
+                for unique in [false, true] {
+                    let job = Job::new(n)
+                        .unwrap()
+                        .with_method(method)
+                        .with_unique(unique)
+                        .with_split_depth(depth)
+                        .unwrap();
+                    out.push(job.clone());
+                    if !unique && n >= 5 {
+                        // A queen off the board's axes (d4 and mirror fall back) and one on row 1.
+                        let q = [crate::Queen { row: n / 2, col: 1 }];
+                        out.push(job.clone().with_placed(&q).unwrap());
+                        let q = [crate::Queen { row: 0, col: n - 2 }];
+                        out.push(job.with_placed(&q).unwrap());
+                    }
                 }
-                let got = batch.count(&mut counter, n).unwrap();
-                for ((index, mut counts), (i, whole, rest)) in got.into_iter().zip(want) {
-                    counts += rest;
-                    assert_eq!(
-                        (index, counts),
-                        (i, whole),
-                        "n = {n}, {method}, unique {unique}"
-                    );
+            }
+        }
+        out
+    }
+
+    /// The counted part plus the rest is the unit, for every unit of every kind of job: what a
+    /// device counts and what the CPU classifies neither overlap nor leave a gap.
+    #[test]
+    fn counted_part_and_rest_make_the_unit() {
+        for n in 1..=11 {
+            for job in jobs(n) {
+                let plan = Plan::new(job.clone());
+                for unit in plan.units() {
+                    let whole = evaluate(&plan, unit);
+                    let part = crate::plan::count_part(&plan, unit);
+                    let rest = evaluate_rest_on(&plan, unit, Kernel::Dfs);
+                    let mut split = rest;
+                    if let Some(p) = part {
+                        split += p.counts(p.count_on(Kernel::Dfs, n));
+                    }
+                    assert_eq!(split, whole, "{job:?} {unit:?}");
+                    // What a device takes (counted and classified parts) and what stays on the CPU.
+                    let mut classified = Counts::default();
+                    for p in crate::plan::classify_parts(&plan, unit) {
+                        classified += p.evaluate_on(Kernel::Dfs, n);
+                    }
+                    if has_rest(&plan, unit) {
+                        assert!(part.is_none(), "{job:?} {unit:?}");
+                        assert_eq!(classified, Counts::default());
+                    } else {
+                        assert_eq!(classified, rest, "{job:?} {unit:?}");
+                    }
                 }
             }
         }
     }
-}
 
-/// `Devices::Gpus` without a GPU is not an error: the CPU counts, and the note says why.
-#[test]
-fn gpus_without_a_gpu_count_on_the_cpu_and_say_why() {
-    let engine = Engine::new(2).unwrap().with_devices(Devices::Gpus).unwrap();
-    let gpus = crate::engine::opencl::devices()
-        .map(|d| {
-            d.iter()
-                .filter(|d| d.kind == opencl::DeviceKind::Gpu)
-                .count()
-        })
-        .unwrap_or(0);
-    assert_eq!(engine.devices().len(), gpus);
-    assert_eq!(engine.device_note().is_some(), gpus == 0);
-    let r = engine
-        .count(&Job::new(10).unwrap().with_unique(true))
-        .unwrap();
-    assert_eq!((r.counts.total, r.counts.unique), (724, 92));
+    // ---- OpenCL devices (PoCL in CI) ----
+
+    fn required() -> bool {
+        std::env::var("NQUEENS_REQUIRE_OPENCL").is_ok_and(|v| v == "1")
+    }
+
+    fn device_index() -> usize {
+        std::env::var("NQUEENS_OPENCL_DEVICE").map_or(0, |v| v.parse().expect("a device index"))
+    }
+
+    /// An engine of `threads` CPU workers with OpenCL device `NQUEENS_OPENCL_DEVICE` used as
+    /// `which` says; `None` (the test passes) when there is no OpenCL and that is allowed.
+    fn opencl_engine(threads: usize, beside: bool) -> Option<Engine> {
+        let index = device_index();
+        let which = if beside {
+            Devices::Beside(index)
+        } else {
+            Devices::Only(index)
+        };
+        match Engine::new(threads).unwrap().with_devices(which) {
+            Ok(e) => Some(e),
+            Err(Error::NoDevice(e)) if !required() => {
+                println!("skipped: {e}; set NQUEENS_REQUIRE_OPENCL=1 to fail");
+                None
+            }
+            Err(e) => panic!("no OpenCL engine: {e}"),
+        }
+    }
+
+    /// Every kind of job, N = 1..=13, on one device alone and beside the CPU workers: the counts
+    /// of the CPU engine and the published table.
+    #[test]
+    fn opencl_counts_every_method_depth_and_place() {
+        let Some(only) = opencl_engine(2, false) else {
+            return;
+        };
+        let beside = opencl_engine(1, true).unwrap();
+        let cpu = Engine::new(2).unwrap();
+        for n in 1..=13 {
+            let published = crate::known::published(n).unwrap();
+            for job in jobs(n) {
+                let want = cpu.count(&job).unwrap();
+                if job.placed().is_empty() {
+                    assert_eq!(want.counts.total, published.total, "{job:?}");
+                    if job.unique() {
+                        assert_eq!(want.counts.unique, published.unique, "{job:?}");
+                    }
+                }
+                for engine in [&only, &beside] {
+                    let got = engine.count(&job).unwrap();
+                    assert_eq!(got.counts, want.counts, "{job:?}");
+                    assert_eq!(got.devices.len(), 1);
+                    assert_eq!(got.devices[0].error, None);
+                }
+                // The device alone takes every unit.
+                let got = only.count(&job).unwrap();
+                assert_eq!(got.devices[0].units, got.units, "{job:?}");
+            }
+        }
+    }
+
+    /// Per-unit counts on the device (counted and classified parts) equal the CPU's, for a random
+    /// sample of units of every method, unique or not, at N = 15..=18 (small units: split depth 4).
+    #[test]
+    fn opencl_counts_sampled_units_like_the_cpu() {
+        let Some(engine) = opencl_engine(1, false) else {
+            return;
+        };
+        let mut counter = lock(&engine.counters[0]);
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for (n, samples) in [(15, 16), (16, 8), (17, 4), (18, 2)] {
+            for method in Method::ALL {
+                for unique in [false, true] {
+                    let job = Job::new(n)
+                        .unwrap()
+                        .with_method(method)
+                        .with_unique(unique)
+                        .with_split_depth(4)
+                        .unwrap();
+                    let plan = Plan::new(job);
+                    let units = plan.units();
+                    let mut batch = super::super::accel::Batch::default();
+                    let mut want = Vec::new();
+                    for _ in 0..samples {
+                        let unit = &units[rng.below(units.len() as u32) as usize];
+                        batch.push(&plan, unit);
+                        // What stays on the CPU (edge's symmetric frames), added to the device's.
+                        let rest = if has_rest(&plan, unit) {
+                            evaluate_rest_on(&plan, unit, Kernel::best())
+                        } else {
+                            Counts::default()
+                        };
+                        want.push((unit.index, evaluate_on(&plan, unit, Kernel::best()), rest));
+                    }
+                    let got = batch.count(&mut counter, n).unwrap();
+                    for ((index, mut counts), (i, whole, rest)) in got.into_iter().zip(want) {
+                        counts += rest;
+                        assert_eq!(
+                            (index, counts),
+                            (i, whole),
+                            "n = {n}, {method}, unique {unique}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// `Devices::Gpus` without a GPU is not an error: the CPU counts, and the note says why.
+    #[test]
+    fn gpus_without_a_gpu_count_on_the_cpu_and_say_why() {
+        let engine = Engine::new(2).unwrap().with_devices(Devices::Gpus).unwrap();
+        let gpus = crate::engine::opencl::devices()
+            .map(|d| {
+                d.iter()
+                    .filter(|d| d.kind == opencl::DeviceKind::Gpu)
+                    .count()
+            })
+            .unwrap_or(0);
+        assert_eq!(engine.devices().len(), gpus);
+        assert_eq!(engine.device_note().is_some(), gpus == 0);
+        let r = engine
+            .count(&Job::new(10).unwrap().with_unique(true))
+            .unwrap();
+        assert_eq!((r.counts.total, r.counts.unique), (724, 92));
+    }
 }
 
 /// Prints how the CPU time of a d4 count splits between the counted parts (what a device

@@ -27,6 +27,7 @@ pub fn evaluate_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Counts {
 
 /// The part of `unit` that is counted without looking at solutions, if any: what an
 /// accelerator can take. The unit's counts are this part's plus [`evaluate_rest_on`], exactly.
+#[cfg_attr(not(feature = "opencl"), allow(dead_code))]
 pub(crate) fn count_part(plan: &Plan, unit: &Unit) -> Option<Part> {
     let mut part = plan.search().counted_part(plan.board(), unit)?;
     if !plan.job().unique() {
@@ -37,11 +38,13 @@ pub(crate) fn count_part(plan: &Plan, unit: &Unit) -> Option<Part> {
 
 /// Whether `unit` leaves work that only the CPU does (a device takes the [`count_part`] and the
 /// [`classify_parts`] of all others).
+#[cfg_attr(not(feature = "opencl"), allow(dead_code))]
 pub(crate) fn has_rest(plan: &Plan, unit: &Unit) -> bool {
     plan.search().rest_on_cpu(plan.board(), unit)
 }
 
 /// The parts of `unit` whose solutions are classified one by one.
+#[cfg_attr(not(feature = "opencl"), allow(dead_code))]
 pub(crate) fn classify_parts(plan: &Plan, unit: &Unit) -> Vec<ClassifyPart> {
     plan.search().classified_parts(plan.board(), unit)
 }

@@ -19,6 +19,7 @@ mod job;
 mod units;
 
 pub use crate::search::{Counts, Unit};
+#[cfg_attr(not(feature = "opencl"), allow(unused_imports))]
 pub(crate) use evaluate::{classify_parts, count_part, evaluate_rest_on, has_rest};
 pub use evaluate::{evaluate, evaluate_nodes, evaluate_on};
 pub use job::{

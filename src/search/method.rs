@@ -187,10 +187,12 @@ pub(crate) trait Search: Sync {
     fn counted_part(&self, board: &Board, unit: &Unit) -> Option<Part>;
 
     /// The parts of a unit whose solutions are classified one by one (a device can take them).
+    #[cfg_attr(not(feature = "opencl"), allow(dead_code))]
     fn classified_parts(&self, board: &Board, unit: &Unit) -> Vec<ClassifyPart>;
 
     /// Whether a unit leaves work that only the CPU does, beyond its counted and classified
     /// parts (see [`Search::count_rest`]).
+    #[cfg_attr(not(feature = "opencl"), allow(dead_code))]
     fn rest_on_cpu(&self, board: &Board, unit: &Unit) -> bool;
 
     /// The counts of a unit outside its counted part: its classified parts and whatever only

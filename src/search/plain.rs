@@ -130,6 +130,7 @@ pub(crate) fn classified_parts(board: &Board, unit: &Unit) -> Vec<ClassifyPart> 
 }
 
 /// Units that leave fewer than three rows are finished on the CPU.
+#[cfg_attr(not(feature = "opencl"), allow(dead_code))]
 pub(crate) fn rest_on_cpu(board: &Board, unit: &Unit) -> bool {
     !searchable(board, unit)
 }

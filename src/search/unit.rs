@@ -93,6 +93,7 @@ impl Part {
     }
 
     /// This part as an OpenCL sub-problem with rows spec `rows_index`, and that spec.
+    #[cfg_attr(not(feature = "opencl"), allow(dead_code))]
     pub fn sub_problem(&self, rows_index: u32) -> (super::opencl::Sub, super::opencl::RowSpec) {
         let (dead_row, dead_cols) = self.rows.deadline;
         let spec = super::opencl::RowSpec {
@@ -172,6 +173,7 @@ impl ClassifyPart {
 
     /// The counts from a device's classification `[solutions, canonical solutions, class
     /// sizes of the canonical ones]`.
+    #[cfg_attr(not(feature = "opencl"), allow(dead_code))]
     pub fn counts(&self, found: [u128; 3]) -> Counts {
         let [solutions, canonical, sizes] = found;
         let total = match self.tally {

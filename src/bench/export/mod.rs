@@ -3,11 +3,13 @@
 mod csv;
 mod json;
 mod markdown;
+#[cfg(feature = "plot")]
 mod svg;
 
 pub use self::csv::Csv;
 pub use self::json::Json;
 pub use self::markdown::Markdown;
+#[cfg(feature = "plot")]
 pub use self::svg::{ScalingPlot, TimePlot};
 
 use super::{BenchError, Report};
@@ -21,12 +23,15 @@ pub trait Exporter {
     fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError>;
 }
 
-/// Every result file: `scaling.csv`, `scaling.json`, `scaling.svg`, `time.svg`, `summary.md`.
+/// Every result file: `scaling.csv`, `scaling.json`, `scaling.svg` and `time.svg` (with the
+/// `plot` feature), `summary.md`.
 pub fn all() -> Vec<Box<dyn Exporter>> {
     vec![
         Box::new(Csv),
         Box::new(Json),
+        #[cfg(feature = "plot")]
         Box::new(ScalingPlot),
+        #[cfg(feature = "plot")]
         Box::new(TimePlot),
         Box::new(Markdown),
     ]
@@ -188,20 +193,17 @@ pub(crate) mod tests {
             .iter()
             .map(|p| p.file_name().unwrap().to_str().unwrap().to_string())
             .collect();
-        assert_eq!(
-            names,
-            [
-                "scaling.csv",
-                "scaling.json",
-                "scaling.svg",
-                "time.svg",
-                "summary.md"
-            ]
-        );
+        let mut want = vec!["scaling.csv", "scaling.json"];
+        // The plots with the `plot` feature only.
+        if cfg!(feature = "plot") {
+            want.extend(["scaling.svg", "time.svg"]);
+        }
+        want.push("summary.md");
+        assert_eq!(names, want);
         for p in &written {
             assert!(std::fs::metadata(p).unwrap().len() > 100, "{}", p.display());
         }
-        // Only the five files: no temporary file left behind.
-        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 5);
+        // Only these files: no temporary file left behind.
+        assert_eq!(std::fs::read_dir(&out).unwrap().count(), want.len());
     }
 }

@@ -1,15 +1,22 @@
 //! Finding OpenCL platforms and devices.
 
+#[cfg(feature = "opencl")]
 use std::sync::{Mutex, PoisonError};
 
+#[cfg(feature = "opencl")]
 use opencl3::device::{
     Device, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU,
 };
+#[cfg(feature = "opencl")]
 use opencl3::error_codes::CL_PLATFORM_NOT_FOUND_KHR;
+#[cfg(feature = "opencl")]
 use opencl3::platform::get_platforms;
+#[cfg(feature = "opencl")]
 use opencl3::types::cl_device_id;
 
-use super::error::{library_error, Context, OpenClError};
+use super::error::OpenClError;
+#[cfg(feature = "opencl")]
+use super::error::{library_error, Context};
 
 /// The kind of an OpenCL device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -84,11 +91,18 @@ impl std::fmt::Display for DeviceInfo {
 /// [`OpenClError::NoLibrary`] (the OpenCL library could not be loaded),
 /// [`OpenClError::NoPlatforms`] (no driver installed) or [`OpenClError::NoDevices`].
 /// [`OpenClError::is_unavailable`] tells these apart from failures of a present device.
+/// Without the `opencl` cargo feature, always [`OpenClError::NoLibrary`].
 pub fn devices() -> Result<Vec<DeviceInfo>, OpenClError> {
-    Ok(enumerate()?.into_iter().map(|(info, _)| info).collect())
+    #[cfg(feature = "opencl")]
+    return Ok(enumerate()?.into_iter().map(|(info, _)| info).collect());
+    #[cfg(not(feature = "opencl"))]
+    Err(OpenClError::NoLibrary(
+        "this nqueens was built without OpenCL (cargo feature `opencl`)".into(),
+    ))
 }
 
 /// Like [`devices`], with the device ids.
+#[cfg(feature = "opencl")]
 ///
 /// Holds a process-wide lock: some drivers set their devices up lazily, on the first
 /// `clGetDeviceIDs`, without a lock of their own (PoCL 3.1 crashes, or lists no device, when
@@ -131,6 +145,7 @@ pub(crate) fn enumerate() -> Result<Vec<(DeviceInfo, cl_device_id)>, OpenClError
 }
 
 /// Queries what [`DeviceInfo`] holds.
+#[cfg(feature = "opencl")]
 fn describe(index: usize, platform: &str, id: cl_device_id) -> Result<DeviceInfo, OpenClError> {
     const INFO: &str = "clGetDeviceInfo";
     let device = Device::new(id);

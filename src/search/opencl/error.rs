@@ -1,6 +1,15 @@
 //! The errors of the OpenCL back end.
 
+#[cfg(feature = "opencl")]
 use opencl3::error_codes::{error_text, ClError, DLOPEN_RUNTIME_LOAD_FAILED};
+
+/// The OpenCL name of an error code (the code alone without the `opencl` feature).
+fn code_text(code: i32) -> String {
+    #[cfg(feature = "opencl")]
+    return error_text(code).to_owned();
+    #[cfg(not(feature = "opencl"))]
+    format!("OpenCL error {code}")
+}
 
 /// Everything that can go wrong when finding an OpenCL device or counting on one.
 ///
@@ -34,7 +43,7 @@ pub enum OpenClError {
         available: usize,
     },
     /// An OpenCL call failed.
-    #[error("OpenCL call {call} failed: {} ({code})", error_text(*.code))]
+    #[error("OpenCL call {call} failed: {} ({code})", code_text(*.code))]
     Api {
         /// What was being done.
         call: &'static str,
@@ -42,7 +51,7 @@ pub enum OpenClError {
         code: i32,
     },
     /// The kernels did not compile for the device.
-    #[error("building the OpenCL kernels for {device} failed: {} ({code}); build log:\n{log}", error_text(*.code))]
+    #[error("building the OpenCL kernels for {device} failed: {} ({code}); build log:\n{log}", code_text(*.code))]
     Build {
         /// The device name.
         device: String,
@@ -71,6 +80,7 @@ impl OpenClError {
 
     /// The error for a failed OpenCL call. A failure to load the library (which any call can
     /// report, as the library is loaded on first use) becomes [`OpenClError::NoLibrary`].
+    #[cfg(feature = "opencl")]
     pub(crate) fn api(call: &'static str, e: ClError) -> OpenClError {
         if e.0 == DLOPEN_RUNTIME_LOAD_FAILED {
             OpenClError::NoLibrary(library_error().unwrap_or_else(|| error_text(e.0).to_owned()))
@@ -81,6 +91,7 @@ impl OpenClError {
 }
 
 /// Why the OpenCL library did not load, or `None` if it did. Loads it on the first call.
+#[cfg(feature = "opencl")]
 pub(crate) fn library_error() -> Option<String> {
     if cfg!(target_feature = "crt-static") {
         // glibc's static dlopen loads a second C library beside the built-in one: the OpenCL
@@ -95,11 +106,13 @@ pub(crate) fn library_error() -> Option<String> {
 }
 
 /// Attaches the name of the call to an OpenCL error.
+#[cfg(feature = "opencl")]
 pub(crate) trait Context<T> {
     /// Maps the error to [`OpenClError::api`] with `call`.
     fn call(self, call: &'static str) -> Result<T, OpenClError>;
 }
 
+#[cfg(feature = "opencl")]
 impl<T> Context<T> for Result<T, ClError> {
     fn call(self, call: &'static str) -> Result<T, OpenClError> {
         self.map_err(|e| OpenClError::api(call, e))

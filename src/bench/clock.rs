@@ -1,32 +1,31 @@
-//! Wall-clock dates for benchmark reports, without a date crate.
+//! Wall-clock dates for benchmark reports.
 
-/// The current time, UTC, as `YYYY-MM-DDTHH:MM:SSZ`.
+use jiff::Timestamp;
+
+/// The current time, UTC, as `YYYY-MM-DDTHH:MM:SSZ` (whole seconds).
 pub fn utc_now_iso8601() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    let rem = secs % 86_400;
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    iso8601(Timestamp::now())
 }
 
-/// The proleptic Gregorian date of a day count since 1970-01-01. The algorithm is Howard
-/// Hinnant's `civil_from_days` ("chrono-Compatible Low-Level Date Algorithms").
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+/// `time`, UTC, as `YYYY-MM-DDTHH:MM:SSZ`, the fraction of a second dropped.
+fn iso8601(time: Timestamp) -> String {
+    time.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_utc_iso8601_in_whole_seconds() {
+        let at = |s: i64, ns: i32| iso8601(Timestamp::new(s, ns).unwrap());
+        assert_eq!(at(0, 0), "1970-01-01T00:00:00Z");
+        // A leap day, and the fraction of a second dropped.
+        assert_eq!(at(951_782_400 + 3_723, 999_999_999), "2000-02-29T01:02:03Z");
+        assert_eq!(at(1_798_761_599, 0), "2026-12-31T23:59:59Z");
+        assert_eq!(at(-1, 0), "1969-12-31T23:59:59Z");
+        let now = utc_now_iso8601();
+        assert_eq!(now.len(), 20, "{now}");
+        assert!(now.starts_with("20") && now.ends_with('Z'), "{now}");
+    }
 }

@@ -1,23 +1,26 @@
 //! A description of the machine and build a benchmark ran on, so that a result file says where
-//! its numbers come from.
+//! its numbers come from. The operating system is asked through `sysinfo`, which knows Linux,
+//! macOS, Windows and the BSDs.
 
 use serde::Serialize;
 use std::process::Command;
+use sysinfo::{CpuRefreshKind, MemoryRefreshKind, RefreshKind, System};
 
 /// The machine, the build and the command of a benchmark run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Machine {
     /// The host name.
     pub host: String,
-    /// The CPU model, as the operating system names it (`model name` in `/proc/cpuinfo`).
+    /// The CPU model, as the operating system names it (`model name` in Linux's
+    /// `/proc/cpuinfo`); `unknown` when it does not tell.
     pub cpu_model: String,
     /// Logical cores this process may use (hardware threads; respects CPU affinity).
     pub logical_cores: usize,
-    /// Physical cores.
+    /// Physical cores (the logical cores when the operating system does not tell).
     pub physical_cores: usize,
-    /// Total memory in bytes, when the operating system tells (`MemTotal` in `/proc/meminfo`).
+    /// Total memory in bytes, when the operating system tells.
     pub memory_bytes: Option<u64>,
-    /// Operating system: distribution name, kernel release and architecture.
+    /// Operating system (with its distribution on Linux), kernel release and architecture.
     pub os: String,
     /// `rustc --version` of the compiler that built this binary, recorded at build time.
     pub rustc: String,
@@ -31,12 +34,26 @@ pub struct Machine {
 impl Machine {
     /// Describes this machine; `command_line` is recorded as given.
     pub fn detect(command_line: String) -> Machine {
+        let system = System::new_with_specifics(
+            RefreshKind::nothing()
+                .with_cpu(CpuRefreshKind::nothing())
+                .with_memory(MemoryRefreshKind::nothing().with_ram()),
+        );
+        let logical_cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Machine {
-            host: host_name(),
-            cpu_model: cpu_model().unwrap_or_else(|| "unknown".into()),
-            logical_cores: num_cpus::get(),
-            physical_cores: num_cpus::get_physical(),
-            memory_bytes: memory_bytes(),
+            host: System::host_name()
+                .filter(|h| !h.is_empty())
+                .unwrap_or_else(|| "unknown".into()),
+            cpu_model: system
+                .cpus()
+                .iter()
+                .map(|c| c.brand().trim())
+                .find(|b| !b.is_empty())
+                .unwrap_or("unknown")
+                .to_string(),
+            logical_cores,
+            physical_cores: System::physical_core_count().unwrap_or(logical_cores),
+            memory_bytes: Some(system.total_memory()).filter(|&b| b > 0),
             os: os_description(),
             rustc: env!("NQUEENS_RUSTC_VERSION").to_string(),
             git_commit: git_commit().unwrap_or_else(|| "unknown".into()),
@@ -45,50 +62,17 @@ impl Machine {
     }
 }
 
-/// The host name, or `unknown`.
-pub fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok().filter(|s| !s.is_empty()))
-        .or_else(|| run("hostname", &[]))
-        .unwrap_or_else(|| "unknown".into())
-}
-
-fn cpu_model() -> Option<String> {
-    let info = std::fs::read_to_string("/proc/cpuinfo").ok();
-    info.as_deref()
-        .and_then(|text| field(text, &["model name", "Model", "cpu model", "Processor"]))
-        .or_else(|| run("sysctl", &["-n", "machdep.cpu.brand_string"]))
-}
-
-fn memory_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib: u64 = field(&text, &["MemTotal"])?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()?;
-    kib.checked_mul(1024)
-}
-
+/// For example `Linux (Ubuntu 24.04), kernel 6.8.0-48-generic, x86_64` or `macOS 15.1.1
+/// Sequoia, kernel 24.1.0, aarch64`; the architecture is the one the binary was built for.
 fn os_description() -> String {
-    let distro = std::fs::read_to_string("/etc/os-release")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix("PRETTY_NAME="))
-                .map(|v| v.trim_matches('"').to_string())
-        })
-        .unwrap_or_else(|| std::env::consts::OS.to_string());
-    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .ok()
-        .map(|s| format!(", kernel {}", s.trim()))
+    let os = System::long_os_version().unwrap_or_else(|| std::env::consts::OS.to_string());
+    let kernel = System::kernel_version()
+        .map(|k| format!(", kernel {k}"))
         .unwrap_or_default();
-    format!("{distro}{kernel}, {}", std::env::consts::ARCH)
+    format!("{os}{kernel}, {}", std::env::consts::ARCH)
 }
 
+/// The commit of the source tree, from `git` (no crate reads a work tree's dirtiness as simply).
 fn git_commit() -> Option<String> {
     let dir = env!("CARGO_MANIFEST_DIR");
     let commit = run("git", &["-C", dir, "rev-parse", "HEAD"])?;
@@ -101,16 +85,6 @@ fn git_commit() -> Option<String> {
         format!("{commit}-dirty")
     } else {
         commit
-    })
-}
-
-/// The value of the first `key: value` line whose key is one of `keys`.
-fn field(text: &str, keys: &[&str]) -> Option<String> {
-    text.lines().find_map(|line| {
-        let (k, v) = line.split_once(':')?;
-        keys.contains(&k.trim())
-            .then(|| v.trim().to_string())
-            .filter(|v| !v.is_empty())
     })
 }
 
@@ -127,22 +101,46 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fields_are_found_by_key() {
-        let text = "processor\t: 0\nmodel name\t: Some CPU @ 3.00GHz\nMemTotal:  1024 kB\n";
-        assert_eq!(
-            field(text, &["model name"]).as_deref(),
-            Some("Some CPU @ 3.00GHz")
-        );
-        assert_eq!(field(text, &["MemTotal"]).as_deref(), Some("1024 kB"));
-        assert_eq!(field(text, &["nothing"]), None);
-    }
-
-    #[test]
     fn detect_fills_every_field() {
         let m = Machine::detect("nqueens bench".into());
         assert!(m.logical_cores >= 1 && m.physical_cores >= 1);
         assert!(!m.rustc.is_empty() && !m.host.is_empty() && !m.os.is_empty());
         assert!(m.rustc.starts_with("rustc ") || m.rustc == "unknown");
+        assert!(m.os.ends_with(&format!(", {}", std::env::consts::ARCH)));
+        assert_ne!(m.cpu_model, "");
         assert_eq!(m.command_line, "nqueens bench");
+    }
+
+    /// On Linux the crate's answers agree with what the kernel says in `/proc`.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn detect_agrees_with_proc_on_linux() {
+        let m = Machine::detect(String::new());
+        let read = |p: &str| std::fs::read_to_string(p).unwrap();
+        assert_eq!(m.host, read("/proc/sys/kernel/hostname").trim());
+        let kernel = read("/proc/sys/kernel/osrelease");
+        assert!(
+            m.os.contains(&format!(", kernel {}, ", kernel.trim())),
+            "{}",
+            m.os
+        );
+        assert!(m.os.starts_with("Linux"), "{}", m.os);
+        let value = |text: &str, key: &str| {
+            text.lines().find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                (k.trim() == key).then(|| v.trim().to_string())
+            })
+        };
+        let meminfo = read("/proc/meminfo");
+        let kib: u64 = value(&meminfo, "MemTotal")
+            .unwrap()
+            .trim_end_matches(" kB")
+            .parse()
+            .unwrap();
+        assert_eq!(m.memory_bytes, Some(kib * 1024));
+        // x86 names its model in `model name`; other architectures may not.
+        if let Some(model) = value(&read("/proc/cpuinfo"), "model name") {
+            assert_eq!(m.cpu_model, model);
+        }
     }
 }

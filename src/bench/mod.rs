@@ -20,7 +20,7 @@ use crate::engine::UnitTiming;
 use crate::plan::evaluate_nodes;
 use crate::search::Kernel;
 use crate::{serial_count, Engine, Job, Method, Observer, Plan, RunOptions, Unit};
-pub use clock::{civil_from_days, utc_now_iso8601};
+pub use clock::utc_now_iso8601;
 use machine::Machine;
 use rayon::prelude::*;
 pub use report::{

@@ -3,6 +3,7 @@
 mod bench;
 mod count;
 mod devices;
+mod generate;
 mod list;
 mod longrun;
 mod merge;
@@ -38,6 +39,7 @@ enum Command {
     Merge(merge::MergeArgs),
     Bench(bench::BenchArgs),
     Devices(devices::DevicesArgs),
+    Generate(generate::GenerateArgs),
 }
 
 /// Parses the command line and runs it.
@@ -81,6 +83,7 @@ pub fn run() -> Result<ExitCode> {
         Some(Command::Merge(args)) => merge::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Devices(args)) => devices::run(&args),
+        Some(Command::Generate(args)) => generate::run(&args),
     }
 }
 

@@ -1,0 +1,83 @@
+//! `nqueens generate`: shell completions and man pages, generated from the clap definitions of
+//! the command line so that they cannot drift from it (as ripgrep and hyperfine ship theirs).
+
+use super::{Cli, UsageError};
+use anyhow::Result;
+use clap::{Args, CommandFactory, Subcommand};
+use clap_complete::Shell;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Print a shell completion script or a man page (roff) to standard output.
+///
+/// For example `nqueens generate completions bash > /etc/bash_completion.d/nqueens`,
+/// `nqueens generate man > nqueens.1` or `nqueens generate man count > nqueens-count.1`.
+#[derive(Args, Debug)]
+// Without a subcommand: clap's one-line error, not the help text on stderr.
+#[command(arg_required_else_help = false)]
+pub struct GenerateArgs {
+    #[command(subcommand)]
+    what: What,
+}
+
+#[derive(Subcommand, Debug)]
+enum What {
+    /// Print the completion script of SHELL.
+    Completions {
+        /// The shell the script is for.
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the man page of nqueens, or of SUBCOMMAND (`man count`: nqueens-count(1)).
+    ///
+    /// The main page lists each subcommand as its own page (section 1), as clap_mangen names
+    /// them: `nqueens generate man count > nqueens-count.1`.
+    Man {
+        /// The subcommand, or a path of nested ones (`generate completions`).
+        subcommand: Vec<String>,
+    },
+}
+
+pub fn run(args: &GenerateArgs) -> Result<ExitCode> {
+    let mut cmd = Cli::command();
+    // Rendered whole first: clap_complete panics when its writer fails (a closed pipe).
+    let mut text = Vec::new();
+    match &args.what {
+        What::Completions { shell } => {
+            clap_complete::generate(*shell, &mut cmd, "nqueens", &mut text);
+        }
+        What::Man { subcommand } => {
+            // `help` is clap's subcommand, with no page of its own (as in `clap_mangen::generate_to`);
+            // building names each subcommand for its page: `nqueens-count`.
+            cmd = cmd.disable_help_subcommand(true);
+            cmd.build();
+            let mut page = &cmd;
+            for name in subcommand {
+                page = page.find_subcommand(name).ok_or_else(|| {
+                    let known: Vec<&str> = page.get_subcommands().map(|s| s.get_name()).collect();
+                    let of = page.get_display_name().unwrap_or("nqueens");
+                    let name = super::shown(name);
+                    UsageError(if known.is_empty() {
+                        format!(
+                            "'{name}': {of} has no subcommands (see nqueens generate man --help)"
+                        )
+                    } else {
+                        format!(
+                            "'{name}' is not a subcommand of {of}; one of: {} \
+                             (see nqueens generate man --help)",
+                            known.join(", ")
+                        )
+                    })
+                })?;
+            }
+            // A subcommand has no version of its own: name the program's on every page.
+            clap_mangen::Man::new(page.clone())
+                .source(format!("nqueens {}", env!("CARGO_PKG_VERSION")))
+                .render(&mut text)?;
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(&text)?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

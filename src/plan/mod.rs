@@ -16,6 +16,8 @@ pub mod cost;
 pub mod eta;
 mod evaluate;
 mod job;
+#[cfg(test)]
+mod measure;
 mod units;
 
 pub use crate::search::{Counts, Unit};

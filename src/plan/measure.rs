@@ -1,0 +1,187 @@
+//! Measurements of the cost model and the ETA, run by hand: they need the plan's internals
+//! (estimates at other horizons, the ETA estimator), which the public API does not carry, so
+//! they live here as ignored tests rather than as examples. Each prints tab-separated data or a
+//! summary on standard output; parameters come from `NQUEENS_MEASURE` ("N DEPTH [SHARDS]").
+//!
+//! ```text
+//! NQUEENS_MEASURE="16 3" cargo test --release --lib -- --ignored --nocapture cost_correlation
+//! NQUEENS_MEASURE="18" cargo test --release --lib -- --ignored --nocapture unit_times
+//! ```
+
+use super::cost::{class, estimate, estimate_unit_with, horizon};
+use super::eta::{scrambled, Eta, Planned};
+use super::{evaluate, evaluate_nodes, Job, Plan};
+use std::time::Instant;
+
+/// The numbers of `NQUEENS_MEASURE`, or `default`.
+fn params(default: &[u32]) -> Vec<u32> {
+    std::env::var("NQUEENS_MEASURE").map_or_else(
+        |_| default.to_vec(),
+        |v| {
+            v.split_whitespace()
+                .map(|a| a.parse().expect("NQUEENS_MEASURE: numbers"))
+                .collect()
+        },
+    )
+}
+
+fn ranks(v: &[f64]) -> Vec<f64> {
+    let mut idx: Vec<usize> = (0..v.len()).collect();
+    idx.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
+    let mut r = vec![0.0; v.len()];
+    let mut i = 0;
+    while i < idx.len() {
+        let mut j = i;
+        while j + 1 < idx.len() && v[idx[j + 1]] == v[idx[i]] {
+            j += 1;
+        }
+        for &k in &idx[i..=j] {
+            r[k] = (i + j) as f64 / 2.0;
+        }
+        i = j + 1;
+    }
+    r
+}
+
+fn pearson(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len() as f64;
+    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt()
+}
+
+/// How well the unit cost estimates predict the real cost (search-tree nodes): for each
+/// horizon, Spearman's rank correlation and Pearson's correlation between estimate and nodes,
+/// and the imbalance a shard assignment by the estimate really has (max / mean shard nodes).
+/// For N > 18 it only times the estimate. `NQUEENS_MEASURE="N DEPTH [SHARDS]"`.
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn cost_correlation() {
+    let args = params(&[14, 2]);
+    let (n, depth) = (args[0], args[1]);
+    let shards = args.get(2).copied().unwrap_or(8);
+    let plan = Plan::new(Job::new(n).unwrap().with_split_depth(depth).unwrap());
+    let t = Instant::now();
+    let est = estimate(&plan);
+    let took = t.elapsed().as_secs_f64() * 1e3;
+    println!(
+        "N = {n}, depth {depth}: {} units estimated in {took:.1} ms",
+        est.len()
+    );
+    if n > 18 {
+        return;
+    }
+    let real: Vec<f64> = plan
+        .units()
+        .iter()
+        .map(|u| evaluate_nodes(&plan, u) as f64)
+        .collect();
+    let by_index: Vec<Vec<u32>> = (0..shards)
+        .map(|s| (s..real.len() as u32).step_by(shards as usize).collect())
+        .collect();
+    let assign = crate::longrun::shard::assign;
+    for (name, parts) in [
+        ("round-robin by index", by_index),
+        ("by estimate (LPT)", assign(&est, shards)),
+    ] {
+        let loads: Vec<f64> = parts
+            .iter()
+            .map(|p| p.iter().map(|&i| real[i as usize]).sum())
+            .collect();
+        let mean = loads.iter().sum::<f64>() / shards as f64;
+        let max = loads.iter().copied().fold(0.0, f64::max);
+        println!(
+            "{shards} shards {name}: real max/mean {:.3}, estimated imbalance {:.3}",
+            max / mean,
+            crate::longrun::shard::imbalance(&est, &parts) + 1.0
+        );
+    }
+    for h in 1..=4 {
+        let t = Instant::now();
+        let estf: Vec<f64> = plan
+            .units()
+            .iter()
+            .map(|u| estimate_unit_with(&plan, u, h))
+            .collect();
+        let took = t.elapsed();
+        let max = estf.iter().copied().fold(0.0, f64::max);
+        let scaled: Vec<u64> = estf
+            .iter()
+            .map(|&e| (e / max * 1e12).max(1.0) as u64)
+            .collect();
+        let mut load = vec![0.0; shards as usize];
+        for (s, units) in assign(&scaled, shards).iter().enumerate() {
+            load[s] = units.iter().map(|&i| real[i as usize]).sum();
+        }
+        let mean = load.iter().sum::<f64>() / shards as f64;
+        let max = load.iter().copied().fold(0.0, f64::max);
+        println!(
+            "horizon {h}{}: spearman {:.3}, pearson {:.3}, {shards}-shard real imbalance {:.3}, \
+             estimate took {:.1} ms",
+            if h == horizon(depth) { " (used)" } else { "" },
+            pearson(&ranks(&estf), &ranks(&real)),
+            pearson(&estf, &real),
+            max / mean,
+            took.as_secs_f64() * 1e3
+        );
+    }
+}
+
+/// Times every unit of a count on one thread beside its estimate (one tab-separated line per
+/// unit: index, class, estimate, seconds), then replays those times through the ETA estimator,
+/// in index order and in the long run's scrambled order, and prints the error of the predicted
+/// time left at every tenth of the run: the data behind the ETA's time model (`docs/ETA.md`).
+/// `NQUEENS_MEASURE="N [DEPTH]"`; the default depth is a one-thread count's.
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn unit_times() {
+    let args = params(&[14]);
+    let job = Job::new(args[0]).unwrap();
+    let job = match args.get(1) {
+        Some(&d) => job.with_split_depth(d).unwrap(),
+        None => job.with_default_split_depth(1),
+    };
+    let plan = Plan::new(job);
+    let mut units = Vec::new();
+    println!("index\tclass\testimate\tseconds");
+    for (u, e) in plan.units().iter().zip(estimate(&plan)) {
+        let t = Instant::now();
+        std::hint::black_box(evaluate(&plan, u));
+        let s = t.elapsed().as_secs_f64();
+        println!("{}\t{}\t{e}\t{s:.6}", u.index, class(&plan, u));
+        units.push((u.index, class(&plan, u), e as f64, s));
+    }
+    type Key = fn(u32) -> u64;
+    for (name, key) in [("index", u64::from as Key), ("scrambled", scrambled as Key)] {
+        let mut order = units.clone();
+        order.sort_by_key(|u| key(u.0));
+        let planned = order
+            .iter()
+            .map(|u| Planned {
+                id: u.0,
+                cost: u.2,
+                class: u.1,
+            })
+            .collect();
+        let total: f64 = order.iter().map(|u| u.3).sum();
+        let mut eta = Eta::new(1, planned);
+        let (mut t, mut next) = (0.0, 0.1);
+        print!("{name}:");
+        for u in &order {
+            eta.finished(u.0, 0, t, u.3);
+            t += u.3;
+            if t >= next * total && t < total {
+                let (predicted, real) = (eta.remaining(t).unwrap(), total - t);
+                print!(
+                    " {:.0}%:{:+.0}%",
+                    100.0 * t / total,
+                    100.0 * (predicted - real) / real
+                );
+                next += 0.1;
+            }
+        }
+        println!();
+    }
+}

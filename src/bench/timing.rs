@@ -3,8 +3,8 @@
 //! lasted the settings' `min_run_ms`, and timed per count; a run still shorter is flagged.
 //!
 //! A run shorter than `min_run_ms` after one count makes a second, so that one slow first
-//! count (cold caches, or worker threads slow to wake on a busy machine, which was seen to
-//! turn a 20 µs count into 12 ms) does not pass a short configuration off as a long one.
+//! count (cold caches, or worker threads slow to wake on a busy machine) does not pass a short
+//! configuration off as a long one.
 
 use std::time::Instant;
 

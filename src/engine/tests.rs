@@ -260,8 +260,8 @@ mod opencl_devices {
 
 /// Prints how the CPU time of a d4 count splits between the counted parts (what a device
 /// takes) and the rest (tied parts, classified on the CPU): the share a device cannot take.
-/// A measurement for docs/GPU.md, not a check: `cargo test --release -- --ignored --nocapture
-/// d4_time_split`.
+/// A measurement (`results/2026-12-01-gpu-pocl-notes/NOTE.md`), not a check: `cargo test
+/// --release -- --ignored --nocapture d4_time_split`.
 #[test]
 #[ignore]
 fn d4_time_split() {

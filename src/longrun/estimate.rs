@@ -1,18 +1,18 @@
 //! How much CPU time a job will take, known before it starts, so that a run of centuries
 //! (`verify --max 27`, a typo of N) is not started by accident.
 //!
-//! The model is the one measured in `docs/PERFORMANCE.md` ("Expected CPU time"): on the
-//! project's development machine (AMD EPYC with AVX-512), the d4 method on the AVX-512 lanes
-//! takes 12.67 s of CPU for N = 18, and the time per solution grows by about 4 % per N, so
+//! The model is the one in `docs/PERFORMANCE.md` ("Expected CPU time", with the runs it was
+//! fitted on): on the project's development machine (AMD EPYC with AVX-512), the d4 method on
+//! the AVX-512 lanes takes 12.67 s of CPU for N = 18, and the time per solution grows by about
+//! 4 % per N, so
 //!
 //! > CPU time(N) = 12.67 s × a(N) / a(18) × 1.04^(N − 18)
 //!
 //! with a(N) the published number of solutions (OEIS A000170), extrapolated beyond N = 27 (the
-//! ratio a(N+1)/a(N) grows by about 0.4 per N, 10.5 at N = 27). Other choices scale it:
-//! the edge method (the default) 0.5× (measured, N = 18), the mirror method about 1.5×, plain 3×
-//! (measured, N = 16, one thread), and counting unique solutions with mirror or plain 3.4× more
-//! (edge and d4 count them in the same pass); the AVX2 lanes 1.4× and the depth-first kernel
-//! 6×. Pre-placed queens scale it by the share of the [cost model](crate::plan::cost) that their
+//! ratio a(N+1)/a(N) grows by about 0.4 per N, 10.5 at N = 27). Each method scales it by its
+//! factor against d4 (`Search::cpu_time_factor` of `search::method`: edge 0.5, mirror 1.5,
+//! plain 3, and 3.4 more for unique counts with mirror or plain, which classify every
+//! solution), each kernel by its own (AVX2 lanes 1.4, the depth-first kernel 6). Pre-placed queens scale it by the share of the [cost model](crate::plan::cost) that their
 //! units keep. Other processors differ by a constant
 //! factor: the estimate says whether a run takes minutes or months, not to the minute.
 //!

@@ -91,14 +91,12 @@ impl Job {
     /// at least [`UNITS_PER_THREAD`] units per thread, so that the costliest unit is a small
     /// share of a thread's work and the tail of a run is short; never deeper than the board.
     ///
-    /// Evidence (`nqueens bench`, unit costs replayed at 2..256 threads, N = 14..17): depth 2
-    /// holds 0.99–1.00 up to 8 threads (with 8 to 60 units a thread) but loses 3–6 % at 16 and
-    /// up to 50 % at 64; depth 3 holds 0.94 at 64 threads and depth 4 0.96 at 256. A deeper split
-    /// is not free: each unit's search on the lane kernels has a start-up and a drain with partly
-    /// empty registers (N = 16 on one thread: 0.26 s at depth 2, 0.33 s at depth 3), so the rule
-    /// asks for no more units than balance needs. Units are counted on the real plan, so the rule
-    /// follows the method (d4 has about a quarter of mirror's units at a given depth) and
-    /// pre-placed queens.
+    /// A deeper split balances more threads but is not free: each unit's search on the lane
+    /// kernels has a start-up and a drain with partly empty registers, so the rule asks for no
+    /// more units than balance needs (the load balance of each depth replayed at 2 to 256
+    /// threads, and the cost of a deeper split: `results/2026-11-29-vm-split-depth/NOTE.md`,
+    /// `results/2026-11-29-lane-kernel-notes/NOTE.md`). Units are counted on the real plan, so
+    /// the rule follows the method and pre-placed queens.
     pub fn default_split_depth(&self, threads: usize) -> u32 {
         let max = MAX_SPLIT_DEPTH.min(self.n);
         let want = UNITS_PER_THREAD.saturating_mul(threads.max(1));

@@ -216,8 +216,8 @@ const COST_ROWS: usize = 7;
 /// pick a class's representative.
 fn cost(n: u32, f: Frame) -> u64 {
     let rows = f.rows(n, &unconstrained(n));
-    // Measured at N = 17, one thread: 7 rows 0.81 s, 5 rows 0.85 s, 9 rows 0.80 s; counting
-    // the rows of the edge queens among the 7 (so preferring them early): 1.02 s.
+    // Seven free rows, the edge queens' rows not among them: the best of the choices measured
+    // (`results/2026-12-01-edge-notes/NOTE.md`, "Choosing the representative").
     rows.allow[1..n as usize]
         .iter()
         .filter(|a| a.count_ones() != 1)
@@ -270,10 +270,9 @@ pub fn frame_classes(n: u32) -> Vec<FrameClass> {
 
 /// The rows fixed by an edge method unit for split depth `depth`: the frame is the main split
 /// (about n^4 / 8 classes), so split depths 1 to 3 fix the top row only (one unit per class of
-/// frames) and depth 4 the top two rows. The long runs' default depths (3, or 4 for more than 64
-/// shards) then give about as many units as d4's at N = 27 (38,604 or about 0.7 M, against
-/// 5,741 and 101,593); fixing `depth - 1` rows gave 15 M units at depth 4, too many to list and
-/// estimate.
+/// frames) and depth 4 the top two rows. Shards default to depth 1, or 4 beyond 64 shards
+/// ([`Edge`]'s `shard_depth`): 38,604 or 708,526 units at N = 27. Fixing more rows gives
+/// millions of units, too many to list and estimate (`results/2026-12-01-edge-notes/NOTE.md`).
 pub fn prefix_rows(n: u32, depth: u32) -> u32 {
     depth.saturating_sub(2).clamp(1, n)
 }
@@ -459,9 +458,9 @@ impl Search for Edge {
 /// queen skipped: on the lanes where they run ([`lanes::count_gapped`]), else depth first.
 ///
 /// Searching those rows instead, as rows with one allowed square (`lanes::count` on
-/// [`Frame::rows`]), gives the same counts and took 0.86 s against 0.75 s at N = 17 (first version, one
-/// thread, AVX-512): 11 % more nodes, and the last two rows settled without a search are then
-/// the last free row and the bottom queen's, not the last two free rows.
+/// [`Frame::rows`]), gives the same counts with more nodes, as the last two rows settled without
+/// a search are then the last free row and the bottom queen's, not the last two free rows
+/// (`results/2026-12-01-edge-notes/NOTE.md`).
 pub(crate) fn count(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
     count_from(lanes::min_rows(), kernel, n, first, m, rows)
 }
@@ -505,12 +504,10 @@ fn finish(
 /// of its first free row, each weighted by the square roots of the squares it leaves free in
 /// every free row below (`search::estimate`). `placed`: the allowed squares per row.
 ///
-/// Measured against the real node counts of every unit (split depth of a one-thread count):
-/// Pearson correlation 0.89 at N = 15 and 0.88 at N = 17, where the d4-style look-ahead (two
-/// board rows placed exactly, the squared free counts of every row below multiplied) had 0.05:
-/// its estimates spanned six orders of magnitude for units of nearly equal cost, and an ETA
-/// learning seconds per unit of estimate from a sample of units was off by 2× and more. Two
-/// free rows placed exactly: 0.90 at N = 17, six times the work.
+/// Linear in the real node counts, which sums of estimates (shards, the ETA) need; the d4-style
+/// look-ahead spread these nearly equal units over orders of magnitude. Its correlation with the
+/// real cost is tested (`plan::cost` tests) and measured in
+/// `results/2026-12-01-cost-estimate-notes/NOTE.md`.
 pub(crate) fn estimate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> f64 {
     let rows = Frame::from_array(unit.frame).rows(n, placed);
     search::estimate(n, u32::from(unit.depth), unit.masks, &rows)

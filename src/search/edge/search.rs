@@ -31,9 +31,8 @@ pub(crate) struct Ctx {
 /// a square free in each of the rows checked for it ([`Checks`]: the next two free rows and the
 /// last two). The lane kernels drop a child that does not at once
 /// ([`crate::search::lanes::count_gapped`]) instead of searching it down to that row; [`nodes`]
-/// walks that tree. The depth-first levels here do not check: with the last two rows checked,
-/// the check cost more than it saved (N = 16, one thread: 1.15 s against 1.00 s, and
-/// 1.02–1.05 s when checking only with 5 to 9 rows left).
+/// walks that tree. The depth-first levels here do not check: there the check costs more than
+/// it saves (`results/2026-12-01-edge-notes/NOTE.md`).
 #[inline(always)]
 fn alive(c: &Ctx, i: usize, next: Masks) -> bool {
     c.checks.alive(i, next)

@@ -4,7 +4,6 @@
 //! prefixes), so kernels and methods compare per node: `cargo bench --bench kernel`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use nqueens::plan::{evaluate_nodes, evaluate_on};
 use nqueens::{Job, Kernel, Method, Plan, Unit};
 use std::hint::black_box;
 
@@ -13,7 +12,7 @@ fn kernels(c: &mut Criterion) {
         let job = Job::new(15).unwrap().with_method(method);
         let plan = Plan::new(job.with_split_depth(2).unwrap());
         let units: Vec<Unit> = plan.units().iter().step_by(16).copied().collect();
-        let nodes: u64 = units.iter().map(|u| evaluate_nodes(&plan, u)).sum();
+        let nodes: u64 = units.iter().map(|u| plan.nodes(u)).sum();
         let mut group = c.benchmark_group(format!("kernel/{method}-15"));
         group.throughput(Throughput::Elements(nodes));
         group.sample_size(20);
@@ -22,7 +21,7 @@ fn kernels(c: &mut Criterion) {
                 b.iter(|| {
                     units
                         .iter()
-                        .map(|u| evaluate_on(&plan, black_box(u), k).total)
+                        .map(|u| plan.count_unit(black_box(u), k).total)
                         .sum::<u128>()
                 })
             });

@@ -4,14 +4,10 @@
 //! N×N board so that no two attack each other (OEIS A000170; distinct up to symmetry, A002562).
 //!
 //! A count flows down through four rooms: a validated [`Job`] and its deterministic list of work
-//! units ([`plan`]), the [`Engine`] that runs a search on every unit over a rayon pool and sums
-//! the [`Counts`] in `u128` (so no total can wrap), the searches themselves (private; chosen with
-//! [`Kernel`]), and, for runs of hours, checkpoints and shards ([`longrun`]).
-//!
-//! Solutions themselves come from [`solutions`] (one solution for any N by an explicit
-//! construction; every solution of a job, streamed in lexicographic order; the UVa 750 judge
-//! problem) and are written by [`format`](mod@format) (columns, board, matrix, JSON Lines).
-//! [`bench`](mod@bench) measures how the engine scales; [`known`] holds the published values.
+//! units (a [`Plan`]), the [`Engine`] that runs a search on every unit over a rayon pool (and
+//! OpenCL devices, [`opencl`]) and sums the [`Counts`] in `u128` (so no total can wrap), the
+//! searches themselves (private; chosen with [`Method`] and [`Kernel`]), and, for runs of
+//! hours, checkpoints, shards, audits and merges ([`longrun`]).
 //!
 //! ```
 //! use nqueens::{count, Job, Method};
@@ -22,23 +18,65 @@
 //! assert_eq!(nqueens::known::published(10).unwrap().total, 724);
 //! # Ok::<(), nqueens::Error>(())
 //! ```
+//!
+//! A long count checkpoints as it goes: stopped (here at once, as a signal handler would stop
+//! it), it keeps what it finished; run again, it resumes there.
+//!
+//! ```
+//! use nqueens::longrun::{Finish, Run};
+//! use nqueens::{Engine, Job};
+//! use std::sync::{atomic::AtomicBool, Arc};
+//! use std::time::Duration;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let ckpt = dir.path().join("n12.ckpt");
+//! let engine = Engine::new(2)?;
+//! let job = Job::new(12)?.with_unique(true);
+//! let stopped = Run::new(job.clone())
+//!     .checkpoint(&ckpt, Duration::from_secs(60))
+//!     .cancel_on(Arc::new(AtomicBool::new(true)));
+//! assert!(matches!(stopped.prepare(&engine)?.execute(&engine, &mut ())?, Finish::Stopped { .. }));
+//!
+//! let again = Run::new(job).checkpoint(&ckpt, Duration::from_secs(60));
+//! let Finish::Done(done) = again.prepare(&engine)?.execute(&engine, &mut ())? else {
+//!     unreachable!("nothing stops it this time");
+//! };
+//! assert_eq!((done.report.counts.total, done.report.counts.unique), (14200, 1787));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Solutions themselves come from [`solutions`] (one solution for any N by an explicit
+//! construction; every solution of a job, streamed in lexicographic order; the UVa 750 judge
+//! problem) and are written by [`format`](mod@format) (columns, board, matrix, JSON Lines).
+//! [`bench`](mod@bench) measures how the engine scales; [`known`] holds the published values.
+//!
+//! Cargo features, all on by default: `cli` (the `nqueens` binary), `plot` (SVG plots of
+//! benchmarks), `opencl` (counting on OpenCL devices). `default-features = false` gives the
+//! library alone.
 
 #![warn(missing_docs)]
 
 pub mod bench;
-pub mod engine;
+mod engine;
 mod error;
 pub mod format;
 pub mod known;
 pub mod longrun;
-pub mod plan;
-pub(crate) mod search;
+mod plan;
+mod search;
 pub mod solutions;
 
 pub use engine::{
     count, serial_count, DeviceRun, Devices, Engine, NoObserver, Observer, Outcome, Report,
-    RunOptions, UnitTiming, MAX_THREADS,
+    RunOptions, UnitTiming, LANE_MIN_ROWS, MAX_THREADS,
 };
 pub use error::{Error, Result};
-pub use plan::{Job, Method, Plan, Queen};
-pub use search::{Counts, Kernel, Searches, Unit};
+pub use plan::{check_n, Job, Plan, Queen, MAX_SPLIT_DEPTH};
+pub use search::{Counts, Kernel, Method, Searches, Unit, MAX_N};
+
+/// OpenCL devices that can take counting work, as `nqueens devices` lists them. The OpenCL
+/// library is loaded at run time, so a machine without it runs every CPU count and gets a clear
+/// error here; without the `opencl` cargo feature, [`opencl::devices`] says the build has none.
+pub mod opencl {
+    pub use crate::search::opencl::{devices, DeviceInfo, DeviceKind, OpenClError};
+}

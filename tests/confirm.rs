@@ -2,9 +2,9 @@
 //! stops at once with the estimate and exit code 2. Shards and resumed runs count their part.
 
 use assert_cmd::Command;
-use nqueens::longrun::checkpoint::Checkpoint;
 use nqueens::longrun::estimate;
-use nqueens::longrun::store::Identity;
+use nqueens::longrun::Checkpoint;
+use nqueens::longrun::Identity;
 use nqueens::{Counts, Job, Kernel, Method, Plan};
 use predicates::prelude::*;
 use std::time::{Duration, Instant};

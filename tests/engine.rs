@@ -27,7 +27,7 @@ fn serial_solver_matches_naive() {
 
 #[test]
 fn thread_counts_out_of_range_are_refused() {
-    use nqueens::engine::MAX_THREADS;
+    use nqueens::MAX_THREADS;
     assert_eq!(Engine::new(0).err(), Some(nqueens::Error::ZeroThreads));
     assert_eq!(
         Engine::new(MAX_THREADS + 1).err(),

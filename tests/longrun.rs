@@ -6,8 +6,8 @@ mod common;
 
 use assert_cmd::Command;
 use nqueens::known::published;
-use nqueens::longrun::checkpoint::Checkpoint;
-use nqueens::longrun::shard::ShardResult;
+use nqueens::longrun::Checkpoint;
+use nqueens::longrun::ShardResult;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -643,8 +643,8 @@ fn a_checkpoint_resumes_with_its_method_when_none_is_given() {
 /// it) is refused, naming that field: each field of `Identity` is compared.
 #[test]
 fn files_that_differ_in_one_identity_field_are_foreign() {
-    use nqueens::longrun::shard::ShardResult;
-    use nqueens::longrun::store::Identity;
+    use nqueens::longrun::Identity;
+    use nqueens::longrun::ShardResult;
     type Edit = fn(&mut Identity);
     let edits: [(&str, Edit); 8] = [
         ("N is", |i| i.n += 1),

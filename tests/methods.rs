@@ -7,7 +7,6 @@ mod common;
 use assert_cmd::Command;
 use common::{assert_ran_on, kernels, naive_count, naive_solutions, naive_unique};
 use nqueens::known::published;
-use nqueens::plan::evaluate_nodes;
 use nqueens::Kernel;
 use nqueens::{count, Counts, Engine, Job, Method, Plan, Queen};
 use proptest::prelude::*;
@@ -105,7 +104,7 @@ fn every_method_and_depth_at_14_and_15() {
                         // 16 s here; plain on dfs is checked at N = 14.
                         continue;
                     }
-                    let min_rows = nqueens::engine::LANE_MIN_ROWS;
+                    let min_rows = nqueens::LANE_MIN_ROWS;
                     let c = counts(n, method, depth, threads, kernel, min_rows);
                     assert_eq!(
                         (c.total, c.unique),
@@ -211,10 +210,7 @@ fn node_counts_shrink_with_symmetry() {
                 .unwrap(),
         );
         assert_eq!(plan.method(), method);
-        plan.units()
-            .iter()
-            .map(|u| evaluate_nodes(&plan, u))
-            .sum::<u64>()
+        plan.units().iter().map(|u| plan.nodes(u)).sum::<u64>()
     };
     for n in [8u32, 10, 12, 14] {
         let (plain, mirror, d4, edge) = (
@@ -515,7 +511,7 @@ fn d4_and_edge_at_16_and_17_depth_first() {
         let p = published(n).unwrap();
         for (depth, threads) in [(2, 1), (3, 2)] {
             for method in [Method::D4, Method::Edge] {
-                let min_rows = nqueens::engine::LANE_MIN_ROWS;
+                let min_rows = nqueens::LANE_MIN_ROWS;
                 let kernel = Kernel::Dfs;
                 let c = counts(n, method, depth, threads, kernel, min_rows);
                 assert_eq!(

@@ -2,7 +2,7 @@
 //! a shard, `--out` without one, the unique count of a result file, the reported split depth.
 
 use assert_cmd::Command;
-use nqueens::longrun::shard::ShardResult;
+use nqueens::longrun::ShardResult;
 use predicates::prelude::*;
 
 fn nq() -> Command {

@@ -495,7 +495,7 @@ fn writing_errors_stop_the_listing() {
         Err(WriteError::Invalid(Error::ZeroThreads))
     ));
     let opts = WriteOptions {
-        threads: nqueens::engine::MAX_THREADS + 1,
+        threads: nqueens::MAX_THREADS + 1,
         ..opts
     };
     assert!(matches!(

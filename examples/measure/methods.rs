@@ -3,9 +3,8 @@
 //! `cargo run --release --example methods -- 16 17` (N values; `NQUEENS_REPS` runs each, default 3).
 //! Prints one line per measurement: the median wall time of the repetitions.
 
-use nqueens::engine::UnitTiming;
-use nqueens::plan::evaluate_nodes;
 use nqueens::Kernel;
+use nqueens::UnitTiming;
 use nqueens::{
     known, serial_count, Counts, Engine, Job, Method, NoObserver, Observer, Plan, RunOptions, Unit,
 };
@@ -54,7 +53,7 @@ fn main() {
                         .with_split_depth(2)
                         .unwrap(),
                 );
-                let total: u64 = plan.units().iter().map(|u| evaluate_nodes(&plan, u)).sum();
+                let total: u64 = plan.units().iter().map(|u| plan.nodes(u)).sum();
                 println!("n={n} nodes {method}: {total}");
             }
         }

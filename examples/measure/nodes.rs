@@ -3,7 +3,6 @@
 //! below a unit's prefix (`plan::evaluate_nodes`); the edge method does not count the queens of
 //! its frames, which it places without a search.
 
-use nqueens::plan::evaluate_nodes;
 use nqueens::{Job, Method, Plan};
 
 fn main() {
@@ -25,7 +24,7 @@ fn main() {
         };
         let sum = |m: Method| {
             let p = plan(m);
-            p.units().iter().map(|u| evaluate_nodes(&p, u)).sum::<u64>()
+            p.units().iter().map(|u| p.nodes(u)).sum::<u64>()
         };
         let (plain, mirror, d4, edge) = (
             sum(Method::Plain),

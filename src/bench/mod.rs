@@ -6,7 +6,7 @@
 //! timed run (`timing`), so that no figure rests on a clock reading of microseconds unflagged.
 //!
 //! Search nodes are counted apart from the timed runs, by an instrumented walk of the same trees
-//! ([`crate::plan::evaluate_nodes`]), so the measured kernel carries no counter: nodes per
+//! ([`crate::Plan::nodes`]), so the measured kernel carries no counter: nodes per
 //! second is the nodes of the job divided by the median time of the real runs.
 
 mod clock;

@@ -3,8 +3,8 @@
 use super::UsageError;
 use anyhow::Result;
 use clap::Args;
-use nqueens::engine::{opencl, DeviceRun, Devices};
 use nqueens::Engine;
+use nqueens::{opencl, DeviceRun, Devices};
 use std::io::Write;
 use std::process::ExitCode;
 

@@ -17,7 +17,7 @@ use super::UsageError;
 use anyhow::Result;
 use clap::Args;
 use nqueens::longrun::estimate;
-use nqueens::longrun::shard::ShardSpec;
+use nqueens::longrun::ShardSpec;
 use nqueens::longrun::{Finish, Run};
 use nqueens::{Engine, Job, Method};
 use std::io::{IsTerminal, Write};

@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use clap::Args;
-use nqueens::longrun::shard;
+use nqueens::longrun;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -35,7 +35,7 @@ struct MergeJson {
 }
 
 pub fn run(args: &MergeArgs) -> Result<ExitCode> {
-    let m = shard::merge_files(&args.files)?;
+    let m = longrun::merge_files(&args.files)?;
     let id = &m.identity;
     let mut out = std::io::stdout().lock();
     if args.json {

@@ -15,7 +15,7 @@ mod verify;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use nqueens::engine::MAX_THREADS;
+use nqueens::MAX_THREADS;
 use std::process::ExitCode;
 
 /// Exact N-Queens counts, fast: a bitmask search split into work units over every core.
@@ -134,9 +134,9 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
             || e.downcast_ref::<nqueens::Error>().is_some_and(|e| {
                 !matches!(e, nqueens::Error::ThreadPool(_) | nqueens::Error::Device(_))
             })
-            || e.downcast_ref::<nqueens::longrun::store::StoreError>()
+            || e.downcast_ref::<nqueens::longrun::StoreError>()
                 .is_some_and(|e| e.is_bad_input())
-            || e.downcast_ref::<nqueens::longrun::lock::LockError>()
+            || e.downcast_ref::<nqueens::longrun::LockError>()
                 .is_some_and(|e| e.is_held())
             || e.downcast_ref::<nqueens::longrun::RunError>()
                 .is_some_and(|e| e.is_bad_input())
@@ -221,7 +221,7 @@ pub fn parse_n(s: &str) -> Result<u32, String> {
             shown(s)
         )
     })?;
-    nqueens::plan::check_n(n).map_err(|e| e.to_string())
+    nqueens::check_n(n).map_err(|e| e.to_string())
 }
 
 /// Reads standard input whole as UTF-8 text. More than `max` bytes, or bytes that are not

@@ -119,7 +119,7 @@ pub enum Devices {
     /// None: every unit on the CPU workers.
     #[default]
     Cpu,
-    /// OpenCL device `index` (of [`crate::engine::opencl::devices`], any type) takes every
+    /// OpenCL device `index` (of [`crate::opencl::devices`], any type) takes every
     /// unit; the CPU workers only do what a device cannot (units that leave fewer than three
     /// rows, edge's symmetric frames).
     Only(usize),
@@ -132,7 +132,19 @@ pub enum Devices {
     Gpus,
 }
 
-/// A pool of worker threads, and the OpenCL devices beside them, that runs plans.
+/// A pool of worker threads, and the OpenCL devices beside them, that runs plans. Build one
+/// and count many jobs on it; the threads are started once.
+///
+/// ```
+/// use nqueens::{Engine, Job, Kernel};
+///
+/// let engine = Engine::new(2)?.with_kernel(Kernel::Dfs)?;
+/// for (n, total) in [(8, 92), (10, 724)] {
+///     let report = engine.count(&Job::new(n)?)?;
+///     assert_eq!((report.counts.total, report.kernel), (total, Kernel::Dfs));
+/// }
+/// # Ok::<(), nqueens::Error>(())
+/// ```
 pub struct Engine {
     pool: rayon::ThreadPool,
     threads: usize,
@@ -504,7 +516,17 @@ struct DeviceWorker {
     start: Instant,
 }
 
-/// The result of a whole count.
+/// The result of a whole count: the counts, and how they were made (method, split depth,
+/// units, threads, kernel, devices, where the searches ran, the wall time).
+///
+/// ```
+/// let job = nqueens::Job::new(9)?.with_unique(true);
+/// let report = nqueens::count(&job, 2)?;
+/// assert_eq!((report.counts.total, report.counts.unique), (352, 46));
+/// assert_eq!((report.n, report.method, report.threads), (9, nqueens::Method::Edge, 2));
+/// assert!(report.units > 0 && report.devices.is_empty());
+/// # Ok::<(), nqueens::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Report {
     /// Board size.
@@ -589,12 +611,6 @@ impl Outcome {
 pub use crate::plan::MAX_THREADS;
 /// The default lane threshold of an engine ([`Engine::with_lane_min_rows`]).
 pub use crate::search::lanes::MIN_ROWS as LANE_MIN_ROWS;
-
-/// OpenCL devices that can take counting work: listed by `nqueens devices`. The OpenCL library is
-/// loaded at run time, so a machine without it runs every CPU count and gets a clear error here.
-pub mod opencl {
-    pub use crate::search::opencl::{devices, DeviceInfo, DeviceKind, OpenClError};
-}
 
 /// The single-threaded reference solver: one bitmask search over the whole board with mirror
 /// halving (first-row queen in the left half, counted twice; for odd N the middle column once).

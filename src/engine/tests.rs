@@ -242,10 +242,10 @@ mod opencl_devices {
     #[test]
     fn gpus_without_a_gpu_count_on_the_cpu_and_say_why() {
         let engine = Engine::new(2).unwrap().with_devices(Devices::Gpus).unwrap();
-        let gpus = crate::engine::opencl::devices()
+        let gpus = crate::opencl::devices()
             .map(|d| {
                 d.iter()
-                    .filter(|d| d.kind == opencl::DeviceKind::Gpu)
+                    .filter(|d| d.kind == crate::opencl::DeviceKind::Gpu)
                     .count()
             })
             .unwrap_or(0);

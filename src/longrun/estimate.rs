@@ -12,7 +12,7 @@
 //! ratio a(N+1)/a(N) grows by about 0.4 per N, 10.5 at N = 27). Each method scales it by its
 //! factor against d4 (`Search::cpu_time_factor` of `search::method`: edge 0.5, mirror 1.5,
 //! plain 3, and 3.4 more for unique counts with mirror or plain, which classify every
-//! solution), each kernel by its own (AVX2 lanes 1.4, the depth-first kernel 6). Pre-placed queens scale it by the share of the [cost model](crate::plan::cost) that their
+//! solution), each kernel by its own (AVX2 lanes 1.4, the depth-first kernel 6). Pre-placed queens scale it by the share of the estimated cost ([`Plan::costs`]) that their
 //! units keep. Other processors differ by a constant
 //! factor: the estimate says whether a run takes minutes or months, not to the minute.
 //!
@@ -118,7 +118,7 @@ pub fn cpu_time(job: &Job, plan: Option<&Plan>, kernel: Kernel) -> Duration {
 }
 
 /// The share of a job's estimated work in `units`, given every unit's estimated cost
-/// ([`cost::estimate`]): 1 for all of them, 0 for none.
+/// ([`Plan::costs`]): 1 for all of them, 0 for none.
 pub fn share(costs: &[u64], units: impl IntoIterator<Item = u32>) -> f64 {
     let all: u128 = costs.iter().map(|&c| u128::from(c)).sum();
     let part: u128 = units

@@ -145,7 +145,7 @@ impl Run {
     }
 
     /// Computes only shard `spec` of the job: its share of the units, assigned by their
-    /// estimated cost alike on every machine ([`shard::assign`]).
+    /// estimated cost ([`Plan::costs`]) alike on every machine.
     pub fn shard(mut self, spec: ShardSpec) -> Run {
         self.shard = Some(spec);
         self
@@ -492,7 +492,7 @@ pub struct Progress {
     /// Units done in this run (not resumed).
     pub units_this_run: usize,
     /// The share of the run's estimated work done, 0 to 1, the estimate corrected by the
-    /// measured times of the units finished ([`crate::plan::eta`]).
+    /// measured times of the units finished.
     pub fraction: f64,
     /// The time left, when it can be told yet.
     pub remaining: Option<Duration>,

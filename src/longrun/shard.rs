@@ -104,9 +104,9 @@ pub const FORMAT_VERSION: u32 = 1;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ShardResult {
-    /// Always [`FORMAT`].
+    /// Always `nqueens-shard`.
     pub format: String,
-    /// Always [`FORMAT_VERSION`].
+    /// The version of the file format.
     pub format_version: u32,
     /// The job.
     pub identity: Identity,
@@ -124,7 +124,7 @@ pub struct ShardResult {
     pub elapsed_ms: u64,
     /// The machine that finished it.
     pub host: String,
-    /// The estimated imbalance of the whole split (see [`imbalance`]) in basis points (1/100 of
+    /// The estimated imbalance of the whole split (the largest shard's estimated cost over the mean, minus 1) in basis points (1/100 of
     /// a percent); an integer, so that the checksum survives reading and writing exactly.
     pub estimated_imbalance_bp: u64,
     /// SHA-256 of this JSON with `checksum` empty.

@@ -39,7 +39,7 @@ pub struct Identity {
     pub unique: bool,
     /// Number of units of the job.
     pub units: u32,
-    /// Version of the unit enumeration ([`UNITS_VERSION`]).
+    /// Version of the unit enumeration (it changes whenever the units a job yields could change).
     pub units_version: u32,
     /// Version of the program that wrote the file.
     pub program_version: String,

@@ -150,6 +150,7 @@ impl Eta {
     }
 
     /// How many units of the run have finished.
+    #[cfg(test)]
     pub fn finished_count(&self) -> usize {
         self.finished_count
     }

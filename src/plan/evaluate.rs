@@ -15,6 +15,7 @@ fn reported(plan: &Plan, mut counts: Counts) -> Counts {
 }
 
 /// Counts the solutions of one unit on the fastest kernel of this processor.
+#[cfg(test)]
 pub fn evaluate(plan: &Plan, unit: &Unit) -> Counts {
     evaluate_on(plan, unit, Kernel::best())
 }
@@ -55,7 +56,7 @@ pub(crate) fn evaluate_rest_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Coun
 }
 
 /// The number of search nodes (queens placed, prefix excluded) the search of `unit` visits: an
-/// instrumented walk of the same tree as [`evaluate`], kept apart so the real kernel pays nothing.
+/// instrumented walk of the same tree as [`evaluate_on`], kept apart so the real kernel pays nothing.
 pub fn evaluate_nodes(plan: &Plan, unit: &Unit) -> u64 {
     plan.search().nodes(plan.board(), unit)
 }

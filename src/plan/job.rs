@@ -45,7 +45,23 @@ pub fn check_threads(threads: usize) -> Result<usize> {
     Ok(threads)
 }
 
-/// A validated counting job. The same job always yields the same work units.
+/// A validated counting job: the board, the method, pre-placed queens, the split depth and
+/// whether unique counts are wanted. Checked when built, so a bad request fails before any
+/// work; the same job always yields the same work units.
+///
+/// ```
+/// use nqueens::{Error, Job, Method, Queen};
+///
+/// let corner = Queen::one_based(1, 1).unwrap();
+/// let job = Job::new(10)?
+///     .with_method(Method::D4)
+///     .with_split_depth(3)?
+///     .with_placed(&[corner])?
+///     .with_unique(true);
+/// assert_eq!((job.n(), job.split_depth(), job.placed()), (10, 3, &[corner][..]));
+/// assert!(matches!(Job::new(33), Err(Error::BoardSize { .. })));
+/// # Ok::<(), nqueens::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Job {
     n: u32,
@@ -88,7 +104,7 @@ impl Job {
     }
 
     /// The split depth used when none is given: the shallowest depth from 2 to 4 whose plan has
-    /// at least [`UNITS_PER_THREAD`] units per thread, so that the costliest unit is a small
+    /// at least 16 units per thread, so that the costliest unit is a small
     /// share of a thread's work and the tail of a run is short; never deeper than the board.
     ///
     /// A deeper split balances more threads but is not free: each unit's search on the lane

@@ -13,7 +13,18 @@ use crate::search::Unit;
 /// Version of the unit enumeration; stored in checkpoints and shard files.
 pub const UNITS_VERSION: u32 = 1;
 
-/// A job turned into its list of work units.
+/// A job turned into its list of work units: deterministic (the same job gives the same units
+/// with the same indices, on every machine), so checkpoints and shards name units by index.
+///
+/// ```
+/// use nqueens::{Job, Kernel, Method, Plan};
+///
+/// let plan = Plan::new(Job::new(8)?.with_method(Method::Mirror).with_split_depth(2)?);
+/// assert_eq!(plan.units().len(), 21);
+/// let total: u128 = plan.units().iter().map(|u| plan.count_unit(u, Kernel::Dfs).total).sum();
+/// assert_eq!(total, 92);
+/// # Ok::<(), nqueens::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Plan {
     job: Job,
@@ -71,6 +82,26 @@ impl Plan {
     /// What the method does.
     pub(crate) fn search(&self) -> &'static dyn Search {
         self.method.search()
+    }
+
+    /// Counts the solutions of one of its units on `kernel` (the depth-first search if this
+    /// processor cannot run it): what the engine does for every unit. Every kernel gives the same
+    /// counts.
+    pub fn count_unit(&self, unit: &Unit, kernel: crate::Kernel) -> crate::Counts {
+        super::evaluate_on(self, unit, kernel)
+    }
+
+    /// The search nodes (queens placed below the prefix) the search of one of its units
+    /// visits: a measure of its work that no machine's speed blurs.
+    pub fn nodes(&self, unit: &Unit) -> u64 {
+        super::evaluate_nodes(self, unit)
+    }
+
+    /// The estimated cost of every unit, in index order: positive integers proportional to the
+    /// estimated time (the largest about 10^12), the same on every machine. Shards are balanced
+    /// by them and progress is measured in them.
+    pub fn costs(&self) -> Vec<u64> {
+        super::cost::estimate(self)
     }
 }
 

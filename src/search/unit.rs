@@ -36,7 +36,17 @@ impl Unit {
     }
 }
 
-/// Solution counts of a unit or of a whole job.
+/// Solution counts of a unit or of a whole job, in `u128`; adding them never wraps (a sum that
+/// would overflow panics rather than give a wrong count).
+///
+/// ```
+/// use nqueens::Counts;
+///
+/// let mut sum = Counts::default();
+/// sum += Counts { total: 8, unique: 1 };
+/// sum += Counts { total: 4, unique: 1 };
+/// assert_eq!(sum, Counts { total: 12, unique: 2 });
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Counts {
     /// All solutions (OEIS A000170 for a whole unconstrained job).

@@ -140,7 +140,7 @@ pub fn kill_mid_run(
     ckpt: &std::path::Path,
     args: impl Fn(u32) -> Vec<String>,
 ) -> (u32, Vec<String>) {
-    use nqueens::longrun::checkpoint::Checkpoint;
+    use nqueens::longrun::Checkpoint;
     use std::time::{Duration, Instant};
     for &n in sizes {
         let _ = std::fs::remove_file(ckpt);

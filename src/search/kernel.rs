@@ -12,6 +12,12 @@ use std::sync::OnceLock;
 pub enum Kernel {
     /// The depth-first search with bound masks, one node at a time: any processor.
     Dfs,
+    /// The lane search on plain arrays of lanes that the compiler turns into whatever vector
+    /// code the target has by default (SSE2 on x86-64): any processor. What `auto` runs where
+    /// no kernel below can.
+    Portable,
+    /// Sixteen lanes of NEON (Advanced SIMD): aarch64 only.
+    Neon,
     /// Eight lanes of AVX2.
     Avx2,
     /// Sixteen lanes of AVX-512 (AVX-512F).
@@ -19,13 +25,22 @@ pub enum Kernel {
 }
 
 impl Kernel {
-    /// Every kernel, slowest first.
-    pub const ALL: [Kernel; 3] = [Kernel::Dfs, Kernel::Avx2, Kernel::Avx512];
+    /// Every kernel; of those one processor can run, slowest first (NEON and the x86 kernels
+    /// never run on the same processor).
+    pub const ALL: [Kernel; 5] = [
+        Kernel::Dfs,
+        Kernel::Portable,
+        Kernel::Neon,
+        Kernel::Avx2,
+        Kernel::Avx512,
+    ];
 
     /// Its name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             Kernel::Dfs => "dfs",
+            Kernel::Portable => "portable",
+            Kernel::Neon => "neon",
             Kernel::Avx2 => "avx2",
             Kernel::Avx512 => "avx512",
         }
@@ -37,8 +52,8 @@ impl Kernel {
     }
 
     /// Whether this processor can run it: it has every feature the kernel is compiled for
-    /// (the `target_feature` lists in `x86`), not only the vector width. A virtual machine may
-    /// offer AVX2 and hide BMI1, for instance.
+    /// (the `target_feature` lists in `search/lanes/`), not only the vector width. A virtual
+    /// machine may offer AVX2 and hide BMI1, for instance.
     pub fn available(self) -> bool {
         #[cfg(target_arch = "x86_64")]
         let scalar = || {
@@ -47,12 +62,13 @@ impl Kernel {
                 && std::arch::is_x86_feature_detected!("lzcnt")
         };
         match self {
-            Kernel::Dfs => true,
+            Kernel::Dfs | Kernel::Portable => true,
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => std::arch::is_x86_feature_detected!("avx2") && scalar(),
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => std::arch::is_x86_feature_detected!("avx512f") && scalar(),
-            #[cfg(not(target_arch = "x86_64"))]
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon => std::arch::is_aarch64_feature_detected!("neon"),
             _ => false,
         }
     }
@@ -84,7 +100,7 @@ impl FromStr for Kernel {
             "auto" => Kernel::best(),
             _ => Kernel::from_name(s).ok_or_else(|| {
                 Error::Unsupported(format!(
-                    "unknown kernel '{s}' (expected auto, avx512, avx2 or dfs)"
+                    "unknown kernel '{s}' (expected auto, avx512, avx2, neon, portable or dfs)"
                 ))
             })?,
         };

@@ -25,20 +25,46 @@
 //! The vector code is chosen at run time ([`Kernel::best`]), so one portable binary serves every
 //! x86-64 machine; elsewhere, or when asked ([`Kernel::Dfs`]), the depth-first search runs.
 
-// Off x86-64 only the depth-first search runs; the lane machinery is compiled but unused.
-#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+#[cfg(target_arch = "aarch64")]
+mod neon;
+mod portable;
 mod scheduler;
+#[cfg(target_arch = "x86_64")]
+mod sse2;
 #[cfg(test)]
 pub(crate) mod tests;
 
 use super::bounded::{self as search, Rows};
 use super::dfs::{full_mask, Masks, MAX_N};
 use super::Kernel;
+
+/// Calls the function `f` of the file of `kernel`'s instruction set, which must be a lane kernel
+/// this processor can run ([`worth_lanes`]).
+macro_rules! on_lanes {
+    ($kernel:expr, $f:ident($($arg:expr),*)) => {
+        // SAFETY: the processor has the features of the kernel's instruction set (the callers
+        // check [`Kernel::available`]), which are those its functions are compiled for. The
+        // portable kernel's functions are safe: on a target with no other kernel the block
+        // holds no unsafe call.
+        #[allow(unused_unsafe)]
+        unsafe {
+            match $kernel {
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx512 => avx512::$f($($arg),*),
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx2 => avx2::$f($($arg),*),
+                #[cfg(target_arch = "aarch64")]
+                Kernel::Neon => neon::$f($($arg),*),
+                Kernel::Portable => portable::$f($($arg),*),
+                other => unreachable!("the {other} kernel has no lanes on this processor"),
+            }
+        }
+    };
+}
 
 /// Counts the solutions below a prefix, like [`search::search`] with [`search::Count`]: rows
 /// `first..n` (with `first + 3 <= n`), whose attacks on row `first` are `m`, under `rows`. On
@@ -51,21 +77,11 @@ pub fn count(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
 /// [`count`], on the lanes from `min_rows` rows below the prefix (the tests use every size).
 fn count_from(min_rows: u32, kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
     assert!(n <= MAX_N && first + 3 <= n);
-    #[cfg(target_arch = "x86_64")]
-    {
-        if worth_lanes(kernel, n - first, min_rows) {
-            let mut count = Count(0);
-            // SAFETY: the processor has the features each function is compiled for.
-            unsafe {
-                match kernel {
-                    Kernel::Avx512 => avx512::count(n, first, m, rows, &mut count),
-                    _ => avx2::count(n, first, m, rows, &mut count),
-                }
-            }
-            return count.0;
-        }
+    if worth_lanes(kernel, n - first, min_rows) {
+        let mut count = Count(0);
+        on_lanes!(kernel, count(n, first, m, rows, &mut count));
+        return count.0;
     }
-    let _ = kernel;
     let mut c = search::Count(0);
     search::search(n, first, m, rows, &[0; MAX_N as usize], &mut c);
     c.0
@@ -99,20 +115,10 @@ fn visit_from<F: FnMut(&[u8])>(
         n: n as usize,
         tail: [0; MAX_N as usize],
     };
-    #[cfg(target_arch = "x86_64")]
-    {
-        if worth_lanes(kernel, n - first, min_rows) {
-            // SAFETY: the processor has the features each function is compiled for.
-            unsafe {
-                match kernel {
-                    Kernel::Avx512 => avx512::visit(n, first, m, rows, &mut sink),
-                    _ => avx2::visit(n, first, m, rows, &mut sink),
-                }
-            }
-            return;
-        }
+    if worth_lanes(kernel, n - first, min_rows) {
+        on_lanes!(kernel, visit(n, first, m, rows, &mut sink));
+        return;
     }
-    let _ = kernel;
     search::search(n, first, m, rows, &[0; MAX_N as usize], &mut sink);
 }
 
@@ -124,7 +130,7 @@ pub const MIN_ROWS: u32 = 10;
 
 /// Whether [`count_gapped`] runs on `kernel` on this processor.
 pub fn gapped_runs_on(kernel: Kernel) -> bool {
-    cfg!(target_arch = "x86_64") && worth_lanes(kernel, 3, 3)
+    worth_lanes(kernel, 3, 3)
 }
 
 /// A search whose rows are not adjacent on the board ([`count_gapped`]).
@@ -155,16 +161,7 @@ pub fn count_gapped(
     let rows = Rows::allowing(*allow);
     let gapped = Gapped { cols_full, gap };
     let mut count = Count(0);
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the processor has the features each function is compiled for (checked by
-    // `gapped_runs_on`).
-    unsafe {
-        match kernel {
-            Kernel::Avx512 => avx512::count_gapped(rows_n, m, &rows, gapped, &mut count),
-            _ => avx2::count_gapped(rows_n, m, &rows, gapped, &mut count),
-        }
-    }
-    let _ = (gapped, &rows);
+    on_lanes!(kernel, count_gapped(rows_n, m, &rows, gapped, &mut count));
     count.0
 }
 
@@ -271,8 +268,10 @@ trait Vector: Copy {
     /// The lanes where `allow` has a bit that none of `self`, `a`, `b` has (AVX-512: one
     /// ternary-logic operation and one test; the checks of [`Checks`] are made of it).
     unsafe fn free_in(self, a: Self, b: Self, allow: u32) -> u32;
-    /// The lanes of `keep`, packed into the lowest lanes (the others undefined).
-    unsafe fn compress(self, keep: u32) -> Self;
+    /// Stores the lanes of `keep` at `p`, packed together: `p[i]` is the `i`-th lane of `keep`.
+    /// All `LANES` values from `p` on may be written (those past the kept lanes with anything),
+    /// so that an implementation may store a whole register, or every lane one by one.
+    unsafe fn compress_store(self, keep: u32, p: *mut u32);
     /// `self << by` in every lane (one count for all lanes, as `vpslld` takes it: 0 from 32 on).
     unsafe fn shl(self, by: usize) -> Self;
     /// `self >> by` in every lane (one count for all lanes: 0 from 32 on).

@@ -43,7 +43,7 @@ pub fn run(_: &DevicesArgs) -> Result<ExitCode> {
 #[derive(Args, Debug, Clone)]
 pub struct EngineArgs {
     /// Search kernel: auto (the fastest this processor has), avx512 (16 lanes), avx2 (8
-    /// lanes), neon (16 lanes, aarch64), portable (lanes in plain Rust, any processor), dfs
+    /// lanes), neon (16 lanes, aarch64), portable (8 lanes, any processor: SSE2 on x86-64), dfs
     /// (one node at a time, any processor), or opencl (every unit on one OpenCL device, see
     /// --opencl-device; the CPU threads classify the solutions that need it). All give the
     /// same counts.

@@ -12,9 +12,9 @@ use std::sync::OnceLock;
 pub enum Kernel {
     /// The depth-first search with bound masks, one node at a time: any processor.
     Dfs,
-    /// The lane search on plain arrays of lanes that the compiler turns into whatever vector
-    /// code the target has by default (SSE2 on x86-64): any processor. What `auto` runs where
-    /// no kernel below can.
+    /// Eight lanes with nothing beyond the target's baseline: SSE2 on x86-64, plain arrays
+    /// elsewhere (vectorized by the compiler where the target has vectors): any processor. What
+    /// `auto` runs where no kernel below can (x86-64 without AVX2, other architectures).
     Portable,
     /// Sixteen lanes of NEON (Advanced SIMD): aarch64 only.
     Neon,

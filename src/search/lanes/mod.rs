@@ -1,5 +1,6 @@
 //! A counting search that advances many search nodes at once in the lanes of a vector register
-//! (16 with AVX-512, 8 with AVX2), with no data-dependent branch per node.
+//! (16 with AVX-512 and NEON, 8 with AVX2 and the portable kernel), with no data-dependent branch
+//! per node.
 //!
 //! The depth-first search of [`crate::search::bounded`] spends most of its time on one branch per
 //! node that the processor cannot predict (does this row have another free square?). This search
@@ -19,11 +20,15 @@
 //!
 //! The order in which nodes are visited differs from the depth-first search, the set of nodes
 //! does not, so neither does the count. Lanes are packed together with compress operations
-//! (`vpcompressd`, or a permutation from a table with AVX2) and stored with plain unaligned
+//! (`vpcompressd`; a permutation from a table with AVX2; byte table lookups, `tbl`, with NEON;
+//! pairs of lanes packed and stored 64 bits at a time with SSE2) and stored with plain unaligned
 //! stores, because the memory form of `vpcompressd` is slow on some processors.
 //!
-//! The vector code is chosen at run time ([`Kernel::best`]), so one portable binary serves every
-//! x86-64 machine; elsewhere, or when asked ([`Kernel::Dfs`]), the depth-first search runs.
+//! One file per instruction set implements [`Vector`]: `avx512.rs`, `avx2.rs` (x86-64, chosen at
+//! run time, [`Kernel::best`], so one binary serves every x86-64 machine), `neon.rs` (aarch64),
+//! and the portable kernel, which needs nothing beyond the target's baseline and so runs
+//! everywhere: `sse2.rs` on x86-64, the plain arrays of `portable.rs` elsewhere. The depth-first
+//! search runs when asked ([`Kernel::Dfs`]) and for trees too small for the lanes.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;

@@ -11,8 +11,8 @@
 //! ratio a(N+1)/a(N) grows by about 0.4 per N, 10.5 at N = 27). Other choices scale it:
 //! the edge method (the default) 0.5× (measured, N = 18), the mirror method about 1.5×, plain 3×
 //! (measured, N = 16, one thread), and counting unique solutions with mirror or plain 3.4× more
-//! (edge and d4 count them in the same pass); the AVX2 lanes 1.4× and the depth-first kernel
-//! 6×. Pre-placed queens scale it by the share of the [cost model](crate::plan::cost) that their
+//! (edge and d4 count them in the same pass); the AVX2 lanes 1.4×, the portable lanes 3.5× and
+//! the depth-first kernel 6×. Pre-placed queens scale it by the share of the [cost model](crate::plan::cost) that their
 //! units keep. Other processors differ by a constant
 //! factor: the estimate says whether a run takes minutes or months, not to the minute.
 //!
@@ -88,6 +88,9 @@ pub fn cpu_time_of(n: u32, method: Method, unique: bool, kernel: Kernel) -> Dura
     let kernel_factor = match kernel {
         Kernel::Dfs => 6.0,
         Kernel::Avx2 => 1.4,
+        // Measured against AVX-512 on one thread, interleaved: 3.5 at N = 17 and 18
+        // (results/2026-12-01-2core-vm-portable). NEON is never on this machine: not scaled.
+        Kernel::Portable => 3.5,
         _ => 1.0,
     };
     let reference = solutions(REF_N);

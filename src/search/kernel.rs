@@ -76,13 +76,16 @@ impl Kernel {
     /// The fastest kernel this processor can run (decided once).
     pub fn best() -> Kernel {
         static BEST: OnceLock<Kernel> = OnceLock::new();
-        *BEST.get_or_init(|| {
-            Kernel::ALL
-                .into_iter()
-                .rev()
-                .find(|k| k.available())
-                .unwrap_or(Kernel::Dfs)
-        })
+        *BEST.get_or_init(|| Kernel::best_of(Kernel::available))
+    }
+
+    /// The fastest kernel of those `can_run` accepts: the last of [`Kernel::ALL`].
+    fn best_of(can_run: impl Fn(Kernel) -> bool) -> Kernel {
+        Kernel::ALL
+            .into_iter()
+            .rev()
+            .find(|&k| can_run(k))
+            .unwrap_or(Kernel::Dfs)
     }
 }
 
@@ -116,5 +119,41 @@ impl FromStr for Kernel {
             )));
         }
         Ok(kernel)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Kernel::{self, *};
+
+    #[test]
+    fn auto_takes_the_fastest_the_processor_has() {
+        let best = |set: &[Kernel]| Kernel::best_of(|k| set.contains(&k));
+        // x86-64 with AVX-512, with AVX2 only, without AVX2; aarch64; any other processor.
+        assert_eq!(best(&[Dfs, Portable, Avx2, Avx512]), Avx512);
+        assert_eq!(best(&[Dfs, Portable, Avx2]), Avx2);
+        assert_eq!(best(&[Dfs, Portable]), Portable);
+        assert_eq!(best(&[Dfs, Portable, Neon]), Neon);
+        assert_eq!(best(&[Dfs]), Dfs);
+        assert_eq!(Kernel::best(), Kernel::best_of(Kernel::available));
+        assert!(Dfs.available() && Portable.available());
+    }
+
+    #[test]
+    fn a_kernel_the_processor_lacks_is_refused_by_name() {
+        assert_eq!("portable".parse::<Kernel>().unwrap(), Portable);
+        assert_eq!("auto".parse::<Kernel>().unwrap(), Kernel::best());
+        for k in Kernel::ALL {
+            let parsed = k.name().parse::<Kernel>();
+            assert_eq!(parsed.is_ok(), k.available(), "{k}");
+            if let Err(e) = parsed {
+                assert!(e.to_string().contains("this processor cannot run"), "{e}");
+            }
+        }
+        let e = "sse".parse::<Kernel>().unwrap_err().to_string();
+        assert!(
+            e.contains("expected auto, avx512, avx2, neon, portable or dfs"),
+            "{e}"
+        );
     }
 }

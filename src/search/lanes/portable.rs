@@ -1,14 +1,14 @@
 //! The portable kernel: the lane search with nothing beyond the target's baseline, so on every
-//! target. On x86-64 its vector is SSE2 ([`super::sse2`]), which every x86-64 processor has.
+//! target. On x86-64 its vector is SSE2 (`sse2.rs`), which every x86-64 processor has.
 //! Elsewhere it is a plain array of lanes, each operation a loop over the lanes that the
 //! compiler turns into the target's default vector code where it has one (NEON on aarch64) and
 //! into scalar code where not; lane masks are built lane by lane, and the compress operation
 //! stores every lane at the place it packs to, one by one.
 //!
-//! On x86-64 the arrays compiled to SSE2 took 5.8 s for `count 17 --unique -t 1`, the SSE2
-//! intrinsics 2.1 s, the depth-first search 6.9 s
-//! (`results/2026-12-01-2core-vm-portable/NOTE.md`): the compiler vectorized the operations
-//! across the wrong dimension and extracted lanes one at a time.
+//! On x86-64 the arrays, compiled to SSE2, were barely faster than the depth-first search and the
+//! SSE2 intrinsics over three times as fast (`results/2026-12-01-2core-vm-portable/NOTE.md`):
+//! the compiler vectorized the operations across the wrong dimension and moved lanes one at a
+//! time.
 
 use super::scheduler::{run, with_searches, COUNTING, RECORDING};
 use super::{Count, Gapped, Sink, Vector};
@@ -49,7 +49,7 @@ type Portable = Lanes;
 /// Lanes per register.
 const L: usize = 8;
 
-/// `L` lanes in an array. On x86-64 only the tests use it ([`super::tests`]).
+/// `L` lanes in an array. On x86-64 only the tests use it (`ops_agree` in `tests.rs`).
 #[derive(Clone, Copy)]
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 pub(super) struct Lanes([u32; L]);

@@ -387,7 +387,7 @@ const MAX_LANES: usize = 16;
 const CAP: usize = 3 * MAX_LANES;
 /// Searches that take turns (see [`scheduler::run`]).
 const WAYS: usize = 4;
-/// The fewest lanes of any [`Vector`] (AVX2).
+/// The fewest lanes of any [`Vector`] (AVX2, the portable kernel).
 const MIN_LANES: usize = 8;
 // The first row's squares are dealt to the searches in turn: each gets at most
 // `MAX_N / WAYS` of them, which must stay under two registers like every row (see [`CAP`]).

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Tests the aarch64 build under emulation: cross-builds for aarch64-unknown-linux-gnu and runs,
 # under qemu-aarch64, the lane kernels' unit tests (`lanes::` and the edge method's gapped
-# search, `edge::tests`, on every kernel the emulated processor has: dfs, portable, neon) and
-# `nqueens verify --max 12 --unique` with --kernel neon, portable and auto, and checks that auto
-# chose neon (`count --json`). Emulated time says nothing of an ARM processor's speed; this
+# search, `edge::tests`, on every kernel the emulated processor has: dfs, portable, neon; and
+# the kernel choice, `search::kernel::`), `nqueens verify --max 12 --unique` with --kernel neon,
+# portable and auto, and `count 14 --unique` on neon and portable (large enough for the lanes),
+# and checks that auto chose neon (`count --json`) and that avx2 is refused. Emulated time says nothing of an ARM processor's speed; this
 # checks that the counts are exact.
 #
 # Installs what is missing: the Rust target (rustup), Debian's gcc-aarch64-linux-gnu,
@@ -59,11 +60,11 @@ if nq count 8 --kernel avx2 2>/dev/null; then
     exit 1
 fi
 
-log "lane tests (lanes::, edge::tests) under qemu-aarch64"
+log "lane and kernel tests (lanes::, edge::tests, search::kernel::) under qemu-aarch64"
 # A failing random case is reported after a few shrinking steps, not thousands: under
 # emulation each costs seconds.
 export PROPTEST_MAX_SHRINK_ITERS=${PROPTEST_MAX_SHRINK_ITERS:-16}
-"${cargo[@]}" test --release --target "$target" --lib -- lanes:: edge::tests "$@"
+"${cargo[@]}" test --release --target "$target" --lib -- lanes:: edge::tests search::kernel:: "$@"
 
 for k in neon portable auto; do
     log "verify --max 12 --unique --kernel $k"

@@ -109,8 +109,9 @@ pub struct Row {
     /// units (median over the runs). The tail is what limits efficiency at many threads.
     #[serde(serialize_with = "sig_opt")]
     pub tail_share: Option<f64>,
-    /// The search kernel: the engine's (`avx512`, `avx2` or `dfs`), `dfs` for the serial
-    /// solver (its own depth-first search). Added in schema 3, as the last CSV column.
+    /// The search kernel: the engine's (`avx512`, `avx2`, `neon`, `portable` or `dfs`), `dfs`
+    /// for the serial solver (its own depth-first search). Added in schema 3, as the last CSV
+    /// column.
     pub kernel: String,
     /// Counts in one timed run, the fewest over the runs: 1 where a count lasted the settings'
     /// `min_run_ms`; 2 where it took 10 ms to `min_run_ms` (the second shows the first was no

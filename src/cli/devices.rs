@@ -57,9 +57,10 @@ pub fn run(_: &DevicesArgs) -> Result<ExitCode> {
 #[derive(Args, Debug, Clone)]
 pub struct EngineArgs {
     /// Search kernel: auto (the fastest this processor has), avx512 (16 lanes), avx2 (8
-    /// lanes), dfs (one node at a time, any processor), or opencl (every unit on one OpenCL
-    /// device, see --opencl-device; the CPU threads classify the solutions that need it). All
-    /// give the same counts.
+    /// lanes), neon (16 lanes, aarch64), portable (8 lanes, any processor: SSE2 on x86-64), dfs
+    /// (one node at a time, any processor), or opencl (every unit on one OpenCL device, see
+    /// --opencl-device; the CPU threads classify the solutions that need it). All give the
+    /// same counts.
     #[arg(long, default_value = "auto", value_parser = parse_kernel_choice)]
     pub kernel: KernelChoice,
     /// The OpenCL device (an index from `nqueens devices`) for --kernel opencl [default: 0], or
@@ -87,7 +88,7 @@ fn parse_kernel_choice(s: &str) -> Result<KernelChoice, String> {
     }
     s.parse()
         .map(KernelChoice::Cpu)
-        .map_err(|e: nqueens::Error| e.to_string().replace("or dfs)", "dfs or opencl)"))
+        .map_err(|e: nqueens::Error| e.to_string().replace(" or dfs)", ", dfs or opencl)"))
 }
 
 impl EngineArgs {

@@ -12,7 +12,7 @@
 //! ratio a(N+1)/a(N) grows by about 0.4 per N, 10.5 at N = 27). Each method scales it by its
 //! factor against d4 (`Search::cpu_time_factor` of `search::method`: edge 0.5, mirror 1.5,
 //! plain 3, and 3.4 more for unique counts with mirror or plain, which classify every
-//! solution), each kernel by its own (AVX2 lanes 1.4, the depth-first kernel 6). Pre-placed queens scale it by the share of the estimated cost ([`Plan::costs`]) that their
+//! solution), each kernel by its own (AVX2 lanes 1.4, the portable lanes 3.5, the depth-first kernel 6). Pre-placed queens scale it by the share of the estimated cost ([`Plan::costs`]) that their
 //! units keep. Other processors differ by a constant
 //! factor: the estimate says whether a run takes minutes or months, not to the minute.
 //!
@@ -75,6 +75,9 @@ pub fn cpu_time_of(n: u32, method: Method, unique: bool, kernel: Kernel) -> Dura
     let kernel_factor = match kernel {
         Kernel::Dfs => 6.0,
         Kernel::Avx2 => 1.4,
+        // Measured against AVX-512 on one thread, interleaved: 3.5 at N = 17 and 18
+        // (results/2026-12-01-2core-vm-portable). NEON is never on this machine: not scaled.
+        Kernel::Portable => 3.5,
         _ => 1.0,
     };
     let reference = solutions(REF_N);

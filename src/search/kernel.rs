@@ -12,6 +12,12 @@ use std::sync::OnceLock;
 pub enum Kernel {
     /// The depth-first search with bound masks, one node at a time: any processor.
     Dfs,
+    /// Eight lanes with nothing beyond the target's baseline: SSE2 on x86-64, plain arrays
+    /// elsewhere (vectorized by the compiler where the target has vectors): any processor. What
+    /// `auto` runs where no kernel below can (x86-64 without AVX2, other architectures).
+    Portable,
+    /// Sixteen lanes of NEON (Advanced SIMD): aarch64 only.
+    Neon,
     /// Eight lanes of AVX2.
     Avx2,
     /// Sixteen lanes of AVX-512 (AVX-512F).
@@ -19,13 +25,22 @@ pub enum Kernel {
 }
 
 impl Kernel {
-    /// Every kernel, slowest first.
-    pub const ALL: [Kernel; 3] = [Kernel::Dfs, Kernel::Avx2, Kernel::Avx512];
+    /// Every kernel; of those one processor can run, slowest first (NEON and the x86 kernels
+    /// never run on the same processor).
+    pub const ALL: [Kernel; 5] = [
+        Kernel::Dfs,
+        Kernel::Portable,
+        Kernel::Neon,
+        Kernel::Avx2,
+        Kernel::Avx512,
+    ];
 
     /// Its name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             Kernel::Dfs => "dfs",
+            Kernel::Portable => "portable",
+            Kernel::Neon => "neon",
             Kernel::Avx2 => "avx2",
             Kernel::Avx512 => "avx512",
         }
@@ -37,8 +52,8 @@ impl Kernel {
     }
 
     /// Whether this processor can run it: it has every feature the kernel is compiled for
-    /// (the `target_feature` lists in `x86`), not only the vector width. A virtual machine may
-    /// offer AVX2 and hide BMI1, for instance.
+    /// (the `target_feature` lists in `search/lanes/`), not only the vector width. A virtual
+    /// machine may offer AVX2 and hide BMI1, for instance.
     pub fn available(self) -> bool {
         #[cfg(target_arch = "x86_64")]
         let scalar = || {
@@ -47,12 +62,13 @@ impl Kernel {
                 && std::arch::is_x86_feature_detected!("lzcnt")
         };
         match self {
-            Kernel::Dfs => true,
+            Kernel::Dfs | Kernel::Portable => true,
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => std::arch::is_x86_feature_detected!("avx2") && scalar(),
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => std::arch::is_x86_feature_detected!("avx512f") && scalar(),
-            #[cfg(not(target_arch = "x86_64"))]
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon => std::arch::is_aarch64_feature_detected!("neon"),
             _ => false,
         }
     }
@@ -60,13 +76,16 @@ impl Kernel {
     /// The fastest kernel this processor can run (decided once).
     pub fn best() -> Kernel {
         static BEST: OnceLock<Kernel> = OnceLock::new();
-        *BEST.get_or_init(|| {
-            Kernel::ALL
-                .into_iter()
-                .rev()
-                .find(|k| k.available())
-                .unwrap_or(Kernel::Dfs)
-        })
+        *BEST.get_or_init(|| Kernel::best_of(Kernel::available))
+    }
+
+    /// The fastest kernel of those `can_run` accepts: the last of [`Kernel::ALL`].
+    fn best_of(can_run: impl Fn(Kernel) -> bool) -> Kernel {
+        Kernel::ALL
+            .into_iter()
+            .rev()
+            .find(|&k| can_run(k))
+            .unwrap_or(Kernel::Dfs)
     }
 }
 
@@ -84,7 +103,7 @@ impl FromStr for Kernel {
             "auto" => Kernel::best(),
             _ => Kernel::from_name(s).ok_or_else(|| {
                 Error::Unsupported(format!(
-                    "unknown kernel '{s}' (expected auto, avx512, avx2 or dfs)"
+                    "unknown kernel '{s}' (expected auto, avx512, avx2, neon, portable or dfs)"
                 ))
             })?,
         };
@@ -100,5 +119,41 @@ impl FromStr for Kernel {
             )));
         }
         Ok(kernel)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Kernel::{self, *};
+
+    #[test]
+    fn auto_takes_the_fastest_the_processor_has() {
+        let best = |set: &[Kernel]| Kernel::best_of(|k| set.contains(&k));
+        // x86-64 with AVX-512, with AVX2 only, without AVX2; aarch64; any other processor.
+        assert_eq!(best(&[Dfs, Portable, Avx2, Avx512]), Avx512);
+        assert_eq!(best(&[Dfs, Portable, Avx2]), Avx2);
+        assert_eq!(best(&[Dfs, Portable]), Portable);
+        assert_eq!(best(&[Dfs, Portable, Neon]), Neon);
+        assert_eq!(best(&[Dfs]), Dfs);
+        assert_eq!(Kernel::best(), Kernel::best_of(Kernel::available));
+        assert!(Dfs.available() && Portable.available());
+    }
+
+    #[test]
+    fn a_kernel_the_processor_lacks_is_refused_by_name() {
+        assert_eq!("portable".parse::<Kernel>().unwrap(), Portable);
+        assert_eq!("auto".parse::<Kernel>().unwrap(), Kernel::best());
+        for k in Kernel::ALL {
+            let parsed = k.name().parse::<Kernel>();
+            assert_eq!(parsed.is_ok(), k.available(), "{k}");
+            if let Err(e) = parsed {
+                assert!(e.to_string().contains("this processor cannot run"), "{e}");
+            }
+        }
+        let e = "sse".parse::<Kernel>().unwrap_err().to_string();
+        assert!(
+            e.contains("expected auto, avx512, avx2, neon, portable or dfs"),
+            "{e}"
+        );
     }
 }

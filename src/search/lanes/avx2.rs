@@ -47,7 +47,7 @@ pub(super) unsafe fn visit<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, s
 }
 
 #[derive(Clone, Copy)]
-struct Ymm(__m256i);
+pub(super) struct Ymm(__m256i);
 
 // The buffer sizes assume every vector's lanes lie between these bounds.
 const _: () = assert!(Ymm::LANES <= super::MAX_LANES && Ymm::LANES >= super::MIN_LANES);
@@ -142,9 +142,9 @@ impl Vector for Ymm {
     }
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn compress(self, keep: u32) -> Self {
+    unsafe fn compress_store(self, keep: u32, p: *mut u32) {
         let perm = _mm256_loadu_si256(PACK[keep as usize & 0xff].as_ptr().cast());
-        Ymm(_mm256_permutevar8x32_epi32(self.0, perm))
+        _mm256_storeu_si256(p.cast(), _mm256_permutevar8x32_epi32(self.0, perm))
     }
     #[inline]
     #[target_feature(enable = "avx2")]

@@ -46,7 +46,7 @@ pub(super) unsafe fn visit<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, s
 }
 
 #[derive(Clone, Copy)]
-struct Zmm(__m512i);
+pub(super) struct Zmm(__m512i);
 
 // The buffer sizes assume every vector's lanes lie between these bounds.
 const _: () = assert!(Zmm::LANES <= super::MAX_LANES && Zmm::LANES >= super::MIN_LANES);
@@ -126,8 +126,10 @@ impl Vector for Zmm {
     }
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn compress(self, keep: u32) -> Self {
-        Zmm(_mm512_maskz_compress_epi32(keep as u16, self.0))
+    unsafe fn compress_store(self, keep: u32, p: *mut u32) {
+        // Into a register, then a plain store (the memory form of `vpcompressd` is slow on some
+        // processors).
+        _mm512_storeu_si512(p.cast(), _mm512_maskz_compress_epi32(keep as u16, self.0))
     }
     #[inline]
     #[target_feature(enable = "avx512f")]

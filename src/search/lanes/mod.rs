@@ -1,5 +1,6 @@
 //! A counting search that advances many search nodes at once in the lanes of a vector register
-//! (16 with AVX-512, 8 with AVX2), with no data-dependent branch per node.
+//! (16 with AVX-512 and NEON, 8 with AVX2 and the portable kernel), with no data-dependent branch
+//! per node.
 //!
 //! The depth-first search of [`crate::search::bounded`] spends most of its time on one branch per
 //! node that the processor cannot predict (does this row have another free square?). This search
@@ -19,20 +20,26 @@
 //!
 //! The order in which nodes are visited differs from the depth-first search, the set of nodes
 //! does not, so neither does the count. Lanes are packed together with compress operations
-//! (`vpcompressd`, or a permutation from a table with AVX2) and stored with plain unaligned
+//! (`vpcompressd`; a permutation from a table with AVX2; byte table lookups, `tbl`, with NEON;
+//! pairs of lanes packed and stored 64 bits at a time with SSE2) and stored with plain unaligned
 //! stores, because the memory form of `vpcompressd` is slow on some processors.
 //!
-//! The vector code is chosen at run time ([`Kernel::best`]), so one portable binary serves every
-//! x86-64 machine; elsewhere, or when asked ([`Kernel::Dfs`]), the depth-first search runs.
-
-// Off x86-64 only the depth-first search runs; the lane machinery is compiled but unused.
-#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+//! One file per instruction set implements [`Vector`]: `avx512.rs`, `avx2.rs` (x86-64, chosen at
+//! run time, [`Kernel::best`], so one binary serves every x86-64 machine), `neon.rs` (aarch64),
+//! and the portable kernel, which needs nothing beyond the target's baseline and so runs
+//! everywhere: `sse2.rs` on x86-64, the plain arrays of `portable.rs` elsewhere. The depth-first
+//! search runs when asked ([`Kernel::Dfs`]) and for trees too small for the lanes.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+#[cfg(target_arch = "aarch64")]
+mod neon;
+mod portable;
 mod scheduler;
+#[cfg(target_arch = "x86_64")]
+mod sse2;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -118,6 +125,30 @@ pub(crate) fn record(on_lanes: bool) {
     });
 }
 
+/// Calls the function `f` of the file of `kernel`'s instruction set, which must be a lane kernel
+/// this processor can run ([`worth_lanes`]).
+macro_rules! on_lanes {
+    ($kernel:expr, $f:ident($($arg:expr),*)) => {
+        // SAFETY: the processor has the features of the kernel's instruction set (the callers
+        // check [`Kernel::available`]), which are those its functions are compiled for. The
+        // portable kernel's functions are safe: on a target with no other kernel the block
+        // holds no unsafe call.
+        #[allow(unused_unsafe)]
+        unsafe {
+            match $kernel {
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx512 => avx512::$f($($arg),*),
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx2 => avx2::$f($($arg),*),
+                #[cfg(target_arch = "aarch64")]
+                Kernel::Neon => neon::$f($($arg),*),
+                Kernel::Portable => portable::$f($($arg),*),
+                other => unreachable!("the {other} kernel has no lanes on this processor"),
+            }
+        }
+    };
+}
+
 /// Counts the solutions below a prefix, like [`search::search`] with [`search::Count`]: rows
 /// `first..n` (with `first + 3 <= n`), whose attacks on row `first` are `m`, under `rows`. On
 /// `kernel`, or the depth-first search if this processor cannot run it or the tree is small
@@ -129,22 +160,12 @@ pub fn count(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
 /// [`count`], on the lanes from `min_rows` rows below the prefix (the tests use every size).
 fn count_from(min_rows: u32, kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
     assert!(n <= MAX_N && first + 3 <= n);
-    #[cfg(target_arch = "x86_64")]
-    {
-        if worth_lanes(kernel, n - first, min_rows) {
-            record(true);
-            let mut count = Count(0);
-            // SAFETY: the processor has the features each function is compiled for.
-            unsafe {
-                match kernel {
-                    Kernel::Avx512 => avx512::count(n, first, m, rows, &mut count),
-                    _ => avx2::count(n, first, m, rows, &mut count),
-                }
-            }
-            return count.0;
-        }
+    if worth_lanes(kernel, n - first, min_rows) {
+        record(true);
+        let mut count = Count(0);
+        on_lanes!(kernel, count(n, first, m, rows, &mut count));
+        return count.0;
     }
-    let _ = kernel;
     record(false);
     let mut c = search::Count(0);
     search::search(n, first, m, rows, &[0; MAX_N as usize], &mut c);
@@ -179,34 +200,24 @@ fn visit_from<F: FnMut(&[u8])>(
         n: n as usize,
         tail: [0; MAX_N as usize],
     };
-    #[cfg(target_arch = "x86_64")]
-    {
-        if worth_lanes(kernel, n - first, min_rows) {
-            record(true);
-            // SAFETY: the processor has the features each function is compiled for.
-            unsafe {
-                match kernel {
-                    Kernel::Avx512 => avx512::visit(n, first, m, rows, &mut sink),
-                    _ => avx2::visit(n, first, m, rows, &mut sink),
-                }
-            }
-            return;
-        }
+    if worth_lanes(kernel, n - first, min_rows) {
+        record(true);
+        on_lanes!(kernel, visit(n, first, m, rows, &mut sink));
+        return;
     }
-    let _ = kernel;
     record(false);
     search::search(n, first, m, rows, &[0; MAX_N as usize], &mut sink);
 }
 
 /// The fewest rows below the prefix for which the lanes pay: a smaller tree is over before the
-/// registers fill. Measured with `nqueens count N -t 1` (fastest of 5): at N = 12 (9 rows below
-/// the units' 3) the lanes took 1.9 ms against 1.5 ms for the depth-first search, at N = 13 (10
-/// rows) 4.1 ms against 7.1 ms.
+/// registers fill, and the depth-first search is faster (the crossing was measured between 9 and
+/// 10 rows for AVX-512 and the portable kernel alike: `results/2026-11-29-lane-kernel-notes/`
+/// and `results/2026-12-01-2core-vm-portable/NOTE.md`).
 pub const MIN_ROWS: u32 = 10;
 
 /// Whether [`count_gapped`] runs on `kernel` on this processor.
 pub fn gapped_runs_on(kernel: Kernel) -> bool {
-    cfg!(target_arch = "x86_64") && worth_lanes(kernel, 3, 3)
+    worth_lanes(kernel, 3, 3)
 }
 
 /// A search whose rows are not adjacent on the board ([`count_gapped`]).
@@ -238,16 +249,7 @@ pub fn count_gapped(
     let rows = Rows::allowing(*allow);
     let gapped = Gapped { cols_full, gap };
     let mut count = Count(0);
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the processor has the features each function is compiled for (checked by
-    // `gapped_runs_on`).
-    unsafe {
-        match kernel {
-            Kernel::Avx512 => avx512::count_gapped(rows_n, m, &rows, gapped, &mut count),
-            _ => avx2::count_gapped(rows_n, m, &rows, gapped, &mut count),
-        }
-    }
-    let _ = (gapped, &rows);
+    on_lanes!(kernel, count_gapped(rows_n, m, &rows, gapped, &mut count));
     count.0
 }
 
@@ -354,8 +356,10 @@ trait Vector: Copy {
     /// The lanes where `allow` has a bit that none of `self`, `a`, `b` has (AVX-512: one
     /// ternary-logic operation and one test; the checks of [`Checks`] are made of it).
     unsafe fn free_in(self, a: Self, b: Self, allow: u32) -> u32;
-    /// The lanes of `keep`, packed into the lowest lanes (the others undefined).
-    unsafe fn compress(self, keep: u32) -> Self;
+    /// Stores the lanes of `keep` at `p`, packed together: `p[i]` is the `i`-th lane of `keep`.
+    /// All `LANES` values from `p` on may be written (those past the kept lanes with anything),
+    /// so that an implementation may store a whole register, or every lane one by one.
+    unsafe fn compress_store(self, keep: u32, p: *mut u32);
     /// `self << by` in every lane (one count for all lanes, as `vpslld` takes it: 0 from 32 on).
     unsafe fn shl(self, by: usize) -> Self;
     /// `self >> by` in every lane (one count for all lanes: 0 from 32 on).
@@ -375,13 +379,10 @@ pub(crate) const CHECKS: usize = 4;
 /// after the child's and the last two (fewer where these coincide or do not exist).
 ///
 /// The side and bottom queens of the edge method leave the last rows few squares, and the
-/// diagonals of the queen just placed cover most of the squares of the next rows. Measured on
-/// `count 18 --unique -t 1` (AVX-512, this VM, interleaved): the last two rows only, 4.53–4.58 s;
-/// with the row after the child's too, 4.17–4.27 s; with the two after it, 3.90–4.13 s; with
-/// three after it (five checks), 4.23–4.37 s. Nodes at N = 16: 173.6 M, 155.4 M, 149.7 M.
-/// Each check is two shifts by one count, a ternary-logic operation and a test
-/// ([`Vector::free_in`]); with shifts by per-lane counts and separate or/and-not/test it took
-/// 3.91–3.98 s against 3.70–3.80 s.
+/// diagonals of the queen just placed cover most of the squares of the next rows. These four
+/// checks were the fastest of the sets measured (`results/2026-12-01-edge-notes/NOTE.md`). Each
+/// check is two shifts by one count, a ternary-logic operation and a test ([`Vector::free_in`]),
+/// cheaper than shifts by per-lane counts (same note).
 #[derive(Clone, Copy)]
 pub(crate) struct Checks {
     /// `by[j][r]`: the distance on the board from searched row `r + 1` (the child's row) to the
@@ -466,7 +467,7 @@ const MAX_LANES: usize = 16;
 const CAP: usize = 3 * MAX_LANES;
 /// Searches that take turns (see [`scheduler::run`]).
 const WAYS: usize = 4;
-/// The fewest lanes of any [`Vector`] (AVX2).
+/// The fewest lanes of any [`Vector`] (AVX2, the portable kernel).
 const MIN_LANES: usize = 8;
 // The first row's squares are dealt to the searches in turn: each gets at most
 // `MAX_N / WAYS` of them, which must stay under two registers like every row (see [`CAP`]).

@@ -110,9 +110,10 @@ impl<const F: usize> Search<F> {
             debug_assert!(i + lanes <= CAP);
             V::load(row[field].as_ptr().add(i))
         };
-        let put = |row: &mut Row<F>, field: usize, i: usize, v: V| {
+        // The lanes `keep` of `v`, packed, at `i`.
+        let pack = |row: &mut Row<F>, field: usize, i: usize, v: V, keep: u32| {
             debug_assert!(i + lanes <= CAP);
-            v.store(row[field].as_mut_ptr().add(i));
+            v.compress_store(keep, row[field].as_mut_ptr().add(i));
         };
         let this = &mut self.rows[r];
         let cols = get(this, COLS, base);
@@ -124,10 +125,10 @@ impl<const F: usize> Search<F> {
         let bit = free.lowest();
         let rest = free.xor(bit);
         let keep = k & rest.nonzero();
-        put(this, COLS, base, cols.compress(keep));
-        put(this, UP, base, up.compress(keep));
-        put(this, DOWN, base, down.compress(keep));
-        put(this, FREE, base, rest.compress(keep));
+        pack(this, COLS, base, cols, keep);
+        pack(this, UP, base, up, keep);
+        pack(this, DOWN, base, down, keep);
+        pack(this, FREE, base, rest, keep);
 
         // The children's history: the parent's, and this row's column in its word.
         let mut words = [V::splat(0); MAX_WORDS];
@@ -136,7 +137,7 @@ impl<const F: usize> Search<F> {
             let column = bit.index().shl(BITS_PER_ROW * (i % ROWS_PER_WORD));
             for (w, word) in words.iter_mut().enumerate().take(sh.words) {
                 let parent = get(this, WORDS + w, base);
-                put(this, WORDS + w, base, parent.compress(keep));
+                pack(this, WORDS + w, base, parent, keep);
                 *word = if w == i / ROWS_PER_WORD {
                     parent.or(column)
                 } else {
@@ -192,13 +193,13 @@ impl<const F: usize> Search<F> {
             }
             let end = self.len[r + 1];
             let next = &mut self.rows[r + 1];
-            put(next, COLS, end, c.compress(live));
-            put(next, UP, end, u.compress(live));
-            put(next, DOWN, end, d.compress(live));
-            put(next, FREE, end, child_free.compress(live));
+            pack(next, COLS, end, c, live);
+            pack(next, UP, end, u, live);
+            pack(next, DOWN, end, d, live);
+            pack(next, FREE, end, child_free, live);
             if S::HISTORY {
                 for (w, word) in words.iter().enumerate().take(sh.words) {
-                    put(next, WORDS + w, end, word.compress(live));
+                    pack(next, WORDS + w, end, *word, live);
                 }
             }
             self.set_len(r + 1, end + live.count_ones() as usize, lanes);

@@ -242,3 +242,139 @@ fn visits_the_largest_boards() {
         assert_eq!(a, b, "{k:?}");
     }
 }
+
+/// Every operation of the vector `V` on lanes `a`, `b`, `c` (as many as `V` has) against the
+/// same operation on each lane. `keep` chooses lanes for the compress operation and for lanes
+/// made equal; `by` the shift count.
+///
+/// # Safety
+/// The processor must have `V`'s features.
+unsafe fn ops_agree<V: Vector>(
+    lanes: [[u32; MAX_LANES]; 3],
+    keep: u32,
+    by: usize,
+    allow: u32,
+) -> Result<(), TestCaseError> {
+    let n = V::LANES;
+    let all = (1u32 << n) - 1;
+    let [a, mut b, c] = lanes;
+    for i in 0..n {
+        if keep >> (i + 3) & 1 == 1 {
+            b[i] = a[i];
+        }
+    }
+    let (va, vb, vc) = (
+        V::load(a.as_ptr()),
+        V::load(b.as_ptr()),
+        V::load(c.as_ptr()),
+    );
+    let out = |v: V| {
+        let mut o = [0u32; MAX_LANES];
+        v.store(o.as_mut_ptr());
+        o
+    };
+    let lanes_where =
+        |f: &dyn Fn(usize) -> bool| (0..n).filter(|&i| f(i)).fold(0, |m, i| m | 1 << i);
+    let each = |v: V, f: &dyn Fn(usize) -> u32, what: &str| -> Result<(), TestCaseError> {
+        for (i, &x) in out(v)[..n].iter().enumerate() {
+            prop_assert_eq!(x, f(i), "{} lane {}", what, i);
+        }
+        Ok(())
+    };
+    each(V::splat(allow), &|_| allow, "splat")?;
+    each(va.and(vb), &|i| a[i] & b[i], "and")?;
+    each(va.or(vb), &|i| a[i] | b[i], "or")?;
+    each(va.xor(vb), &|i| a[i] ^ b[i], "xor")?;
+    each(va.and_not(vb), &|i| !a[i] & b[i], "and_not")?;
+    each(va.lowest(), &|i| a[i] & a[i].wrapping_neg(), "lowest")?;
+    each(va.shl1(), &|i| a[i] << 1, "shl1")?;
+    each(va.shr1(), &|i| a[i] >> 1, "shr1")?;
+    let shl = |x: u32| x.checked_shl(by as u32).unwrap_or(0);
+    let shr = |x: u32| x.checked_shr(by as u32).unwrap_or(0);
+    each(va.shl(by), &|i| shl(a[i]), "shl")?;
+    each(va.shr(by), &|i| shr(a[i]), "shr")?;
+    let one = va.lowest();
+    let o = out(one.index());
+    for i in (0..n).filter(|&i| a[i] != 0) {
+        prop_assert_eq!(o[i], a[i].trailing_zeros(), "index lane {}", i);
+    }
+    prop_assert_eq!(va.nonzero(), lanes_where(&|i| a[i] != 0), "nonzero");
+    prop_assert_eq!(
+        va.and(vc).nonzero(),
+        lanes_where(&|i| a[i] & c[i] != 0),
+        "nonzero"
+    );
+    let zeros = va.and(V::splat(0));
+    prop_assert_eq!(zeros.nonzero(), 0, "nonzero of zero lanes");
+    prop_assert_eq!(
+        va.or(V::splat(1)).nonzero(),
+        all,
+        "nonzero of lanes with a bit"
+    );
+    prop_assert_eq!(va.eq(vb), lanes_where(&|i| a[i] == b[i]), "eq");
+    prop_assert_eq!(
+        va.free_in(vb, vc, allow),
+        lanes_where(&|i| allow & !(a[i] | b[i] | c[i]) != 0),
+        "free_in"
+    );
+    // Sparse lanes too, so that free_in finds free squares.
+    let (sb, sc) = (va.and(vb), vb.and(vc));
+    prop_assert_eq!(
+        va.and(vc).free_in(sb, sc, allow),
+        lanes_where(&|i| allow & !((a[i] & c[i]) | (a[i] & b[i]) | (b[i] & c[i])) != 0),
+        "free_in, sparse"
+    );
+    // Compress: the kept lanes in order, nothing written past `LANES` values.
+    let mut dest = [u32::MAX; 2 * MAX_LANES];
+    va.compress_store(keep & all, dest.as_mut_ptr());
+    let kept: Vec<u32> = (0..n)
+        .filter(|&i| keep >> i & 1 == 1)
+        .map(|i| a[i])
+        .collect();
+    prop_assert_eq!(
+        &dest[..kept.len()],
+        &kept[..],
+        "compress_store {:#x}",
+        keep & all
+    );
+    prop_assert!(
+        dest[n..].iter().all(|&x| x == u32::MAX),
+        "compress_store past the end"
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+    /// Every operation of every vector this processor can run against the scalar operation,
+    /// lane by lane, on random lanes, lane sets and shift counts (0 to 33: from 32 on, 0).
+    #[test]
+    fn vector_operations_act_lane_by_lane(
+        a in proptest::array::uniform16(any::<u32>()),
+        b in proptest::array::uniform16(any::<u32>()),
+        c in proptest::array::uniform16(any::<u32>()),
+        keep in any::<u32>(),
+        by in 0usize..34,
+        allow in any::<u32>(),
+    ) {
+        let lanes = [a, b, c];
+        // SAFETY: each vector runs only where its kernel is available.
+        unsafe {
+            ops_agree::<super::portable::Lanes>(lanes, keep, by, allow)?;
+            #[cfg(target_arch = "x86_64")]
+            {
+                ops_agree::<super::sse2::Sse2>(lanes, keep, by, allow)?;
+                if Kernel::Avx2.available() {
+                    ops_agree::<super::avx2::Ymm>(lanes, keep, by, allow)?;
+                }
+                if Kernel::Avx512.available() {
+                    ops_agree::<super::avx512::Zmm>(lanes, keep, by, allow)?;
+                }
+            }
+            #[cfg(target_arch = "aarch64")]
+            if Kernel::Neon.available() {
+                ops_agree::<super::neon::Neon>(lanes, keep, by, allow)?;
+            }
+        }
+    }
+}

@@ -200,7 +200,8 @@ fn a_sampled_audit_finds_one_wrong_unit_as_often_as_predicted() {
 #[test]
 fn per_unit_records_are_each_units_own_count() {
     // With the plain method a unit is a placement of the first rows, and its count the
-    // solutions that extend it: the textbook solver checks every record of every shard.
+    // solutions that extend it: the textbook solver checks every record of every shard, and
+    // the units' unique counts add up to the job's.
     let dir = tempfile::tempdir().unwrap();
     let args = ["--method", "plain", "--split-depth", "2", "--unique"];
     let plan = Plan::new(
@@ -210,7 +211,7 @@ fn per_unit_records_are_each_units_own_count() {
             .with_split_depth(2)
             .unwrap(),
     );
-    let mut seen = 0;
+    let (mut seen, mut unique) = (0, 0);
     for i in 0..3 {
         let r =
             ShardResult::load(&shard(dir.path(), 8, i, 3, &format!("p{i}.json"), &args)).unwrap();
@@ -224,10 +225,25 @@ fn per_unit_records_are_each_units_own_count() {
             let mut naive = 0u128;
             common::naive_solutions(8, |cols| naive += u128::from(cols.starts_with(&prefix)));
             assert_eq!(counts.total, naive, "unit {u} {prefix:?}");
+            unique += counts.unique;
             seen += 1;
         }
     }
     assert_eq!(seen, plan.units().len());
+    assert_eq!(unique, published(8).unwrap().unique);
+    // Unit i is the i-th placement of the first rows in lexicographic order of the columns:
+    // a numbering any program can reproduce (docs/CLUSTER.md).
+    let prefixes: Vec<&[u8]> = plan.units().iter().map(|u| u.prefix()).collect();
+    assert!(prefixes.windows(2).all(|w| w[0] < w[1]));
+    let mut all = Vec::new();
+    for a in 0..8u8 {
+        for b in 0..8u8 {
+            if a.abs_diff(b) > 1 {
+                all.push([a, b]);
+            }
+        }
+    }
+    assert_eq!(prefixes, all.iter().map(|p| &p[..]).collect::<Vec<_>>());
 }
 
 #[test]

@@ -836,7 +836,10 @@ mod tests {
             assert_eq!(r.unit_uniques.is_some(), unique);
             let text = String::from_utf8(r.to_bytes()).unwrap();
             // The identity's flag, and the sum only when counted.
-            assert_eq!(text.matches(r#""unique":"#).count(), 1 + usize::from(unique));
+            assert_eq!(
+                text.matches(r#""unique":"#).count(),
+                1 + usize::from(unique)
+            );
             assert_eq!(text.contains(r#""unit_uniques":"#), unique, "{text}");
             assert_eq!(ShardResult::from_bytes(&p, &r.to_bytes()).unwrap(), r);
         }

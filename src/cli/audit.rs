@@ -25,7 +25,7 @@ pub struct AuditArgs {
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// The share of each file's units to recount, above 0 and at most 1 (1: every unit).
-    #[arg(long, value_name = "FRACTION", default_value = "0.01", value_parser = parse_fraction)]
+    #[arg(long, value_name = "FRACTION", default_value_t = audit::DEFAULT_FRACTION, value_parser = parse_fraction)]
     sample: f64,
     /// Recount at least K units of each file (every unit of a smaller file).
     #[arg(long, value_name = "K", default_value_t = audit::DEFAULT_MIN_UNITS, value_parser = super::whole::<usize>)]

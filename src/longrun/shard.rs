@@ -211,7 +211,11 @@ impl ShardResult {
     fn unit(&self, k: usize) -> Option<Counts> {
         Some(Counts {
             total: *self.unit_totals.as_ref()?.get(k)?,
-            unique: self.unit_uniques.as_ref().map_or(0, |v| v[k]),
+            unique: self
+                .unit_uniques
+                .as_ref()
+                .and_then(|v| v.get(k).copied())
+                .unwrap_or(0),
         })
     }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Tests the cluster recipes for real, on this machine: a one-node Slurm cluster runs the job
-# array of scripts/slurm/ (N = 12 in 8 shards, one of them stopped by its time-limit warning
-# and requeued) and the merge job; GNU parallel runs scripts/gnu-parallel.sh (N = 12 in 8
-# shards, then again after a shard file is lost). Both totals must be 14200.
+# array of scripts/slurm/ (N = 12 in 8 shards; N = 16 in 2 shards, one of them stopped by its
+# time-limit warning and requeued; the same with every shard computed twice, --replicas 2) and
+# the merge job; GNU parallel runs scripts/gnu-parallel.sh (N = 12 in 8 shards, then again after
+# a shard file is lost, then with --replicas 2). Every total must be the published one.
 #
 # Needs root (it installs Debian's slurm-wlm, munge and parallel when missing and runs the
 # daemons). munged, slurmctld and slurmd run in the foreground, without systemd, with every
@@ -185,6 +186,54 @@ grep -q "resuming from" "$tmp/slurm-requeue/shard-0.log" || { log "shard 0 did n
 check_total "$tmp/slurm-requeue/result.json" 14772512
 log "Slurm: requeued shard resumed, merged total 14772512 OK"
 
+log "Slurm: replicas: N = 16 in 2 shards, each computed twice at once (srun), one task requeued"
+# Both replicas of shard 0 report their split (their signal handlers are set by then) before
+# the warning; both stop (SIGINT through Slurm), saving their checkpoints, the task requeues and
+# both resume.
+read -r array merge < <(CHECKPOINT_EVERY=1000 PROGRESS_EVERY=0.2 \
+    scripts/slurm/submit.sh 16 2 "$tmp/slurm-replicas" --replicas 2 -- --method plain --kernel dfs \
+    2>/dev/null)
+jobs_submitted+=("$array" "$merge")
+for ((t = 0; ; t++)); do
+    [ "$(grep -cs "shard 0/2: 1118 of 2236 units" "$tmp/slurm-replicas/shard-0.log")" = 2 ] &&
+        grep -qs "progress:" "$tmp/slurm-replicas/shard-0.log" && break
+    if [ "$t" -ge 120 ]; then
+        log "the replicas of shard 0 did not both start in 60 s"
+        exit 1
+    fi
+    sleep 0.5
+done
+scancel -b -s USR1 "${array}_0"
+for ((t = 0; ; t++)); do
+    [ "$(job_state "${array}_0")" = PENDING ] && break
+    if [ "$t" -ge 60 ]; then
+        log "shard 0 was not requeued within 30 s (state $(job_state "${array}_0"))"
+        exit 1
+    fi
+    sleep 0.5
+done
+if ! out=$(scontrol update JobId="${array}_0" StartTime=now 2>&1); then
+    [ "$(job_state "${array}_0")" != PENDING ] || { log "could not release shard 0: $out"; exit 1; }
+fi
+wait_job "$merge" 300
+[ "$(job_state "$merge")" = COMPLETED ] || { log "merge job: $(job_state "$merge")"; exit 1; }
+r=$tmp/slurm-replicas
+grep -q "requeueing" "$r/shard-0.log" || { log "shard 0 was not requeued"; exit 1; }
+# Each replica resumed from its own checkpoint. (Their "stopped by signal 2" lines are not
+# checked: Slurm's log of a step signalled through scancel sometimes lacks a task's last line.)
+for c in shard-0-of-2.ckpt shard-0-of-2.r1.ckpt; do
+    grep -q "resuming from $r/$c" "$r/shard-0.log" || { log "$c was not resumed"; exit 1; }
+done
+for f in shard-0-of-2.json shard-0-of-2.r1.json shard-1-of-2.json shard-1-of-2.r1.json; do
+    [ -s "$r/$f" ] || { log "replica file $f missing"; exit 1; }
+done
+check_total "$r/result.json" 14772512
+grep -q '"files":4,"replicated_shards":2,' "$r/result.json" || {
+    log "replicas not compared: $(cat "$r/result.json")"
+    exit 1
+}
+log "Slurm: replicas agreed, merged total 14772512 OK"
+
 log "GNU parallel: N = 12 in 8 shards"
 scripts/gnu-parallel.sh 12 8 "$tmp/parallel" >/dev/null
 check_total "$tmp/parallel/result.json" 14200
@@ -195,4 +244,12 @@ sed -i '/--shard 3\/8 /d' "$tmp/parallel/joblog"
 scripts/gnu-parallel.sh 12 8 "$tmp/parallel" >/dev/null
 check_total "$tmp/parallel/result.json" 14200
 log "GNU parallel: merged total 14200 OK"
+log "GNU parallel: N = 12 in 8 shards, each computed twice"
+scripts/gnu-parallel.sh 12 8 "$tmp/parallel-replicas" --replicas 2 >/dev/null
+check_total "$tmp/parallel-replicas/result.json" 14200
+grep -q '"files":16,"replicated_shards":8,' "$tmp/parallel-replicas/result.json" || {
+    log "replicas not compared: $(cat "$tmp/parallel-replicas/result.json")"
+    exit 1
+}
+log "GNU parallel: replicas agreed, merged total 14200 OK"
 log "all passed"

@@ -1,17 +1,21 @@
-//! `nqueens merge`: adds up the result files of the shards of one job.
+//! `nqueens merge`: adds up the result files of the shards of one job, comparing replicas.
 
 use anyhow::Result;
 use clap::Args;
-use nqueens::longrun;
+use nqueens::longrun::{self, MergeError};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Check that FILEs are all M shard results of one job, each exactly once, and print the total.
+/// Check that FILEs are all M shard results of one job, every unit exactly once, and print the
+/// total. Several files of one shard (replicas, computed apart) must agree unit by unit, and then
+/// count once; if they differ, the units, counts and hosts are listed, no total is printed, and
+/// the exit code is 1.
 #[derive(Args, Debug)]
 pub struct MergeArgs {
-    /// Shard result files, written by `nqueens count N --shard I/M --out FILE`.
+    /// Shard result files, written by `nqueens count N --shard I/M --out FILE`; replicas of a
+    /// shard under distinct names (one path given twice, or a copy of a file, is refused).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Print one JSON object instead of the bare count.
@@ -30,12 +34,46 @@ struct MergeJson {
     split_depth: u32,
     units: u32,
     shards: u32,
-    /// Wall time summed over the shards, in seconds.
+    /// Wall time summed over the files, in seconds.
     shard_seconds: f64,
+    /// Files read (shards and their replicas).
+    files: usize,
+    /// Shards given more than once whose results agreed.
+    replicated_shards: u32,
+    /// Of those, the shards whose results came from more than one host.
+    replicated_across_hosts: u32,
 }
 
+/// The most disagreements listed on stderr.
+const SHOWN: usize = 50;
+
 pub fn run(args: &MergeArgs) -> Result<ExitCode> {
-    let m = longrun::merge_files(&args.files)?;
+    let m = match longrun::merge_files(&args.files) {
+        Ok(m) => m,
+        Err(MergeError::Store(e)) => return Err(e.into()),
+        Err(MergeError::Disagree(list)) => {
+            let shards: std::collections::BTreeSet<_> = list.iter().map(|d| d.shard).collect();
+            eprintln!(
+                "nqueens: replicas disagree on {} unit(s) of {} shard(s): a machine counted \
+                 wrong, and there is no total; `nqueens audit --sample 1 FILE` recounts a file",
+                list.len(),
+                shards.len()
+            );
+            for d in list.iter().take(SHOWN) {
+                eprintln!("nqueens:   {d}");
+            }
+            if list.len() > SHOWN {
+                eprintln!("nqueens:   ... and {} more", list.len() - SHOWN);
+            }
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    if m.replicated > 0 {
+        eprintln!(
+            "nqueens: {} of {} shards confirmed by a replica ({} of them from another host)",
+            m.replicated, m.shards, m.replicated_across_hosts
+        );
+    }
     let id = &m.identity;
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -48,6 +86,9 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
             units: id.units,
             shards: m.shards,
             shard_seconds: m.elapsed.as_secs_f64(),
+            files: m.files,
+            replicated_shards: m.replicated,
+            replicated_across_hosts: m.replicated_across_hosts,
         };
         serde_json::to_writer(&mut out, &j)?;
         writeln!(out)?;

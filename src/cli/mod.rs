@@ -1,5 +1,6 @@
 //! Command-line parsing and dispatch.
 
+mod audit;
 mod bench;
 mod count;
 mod devices;
@@ -37,6 +38,7 @@ enum Command {
     List(list::ListArgs),
     Uva750(uva750::Uva750Args),
     Merge(merge::MergeArgs),
+    Audit(audit::AuditArgs),
     Bench(bench::BenchArgs),
     Devices(devices::DevicesArgs),
     Generate(generate::GenerateArgs),
@@ -81,6 +83,7 @@ pub fn run() -> Result<ExitCode> {
         Some(Command::List(args)) => list::run(&args),
         Some(Command::Uva750(args)) => uva750::run(&args),
         Some(Command::Merge(args)) => merge::run(&args),
+        Some(Command::Audit(args)) => audit::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Devices(args)) => devices::run(&args),
         Some(Command::Generate(args)) => generate::run(&args),

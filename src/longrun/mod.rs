@@ -7,14 +7,18 @@
 //! * [`Checkpoint`]: the units finished so far and their counts, saved as a run goes on, so a
 //!   killed run resumes without losing or repeating a unit;
 //! * [`ShardSpec`], [`ShardResult`], [`merge_files`]: one machine's share of a job's units, its
-//!   result file, and the merge that checks every unit is counted exactly once;
+//!   result file (each unit's counts), and the merge that checks every unit is counted exactly
+//!   once and that replicas agree;
+//! * [`audit`]: a seeded random sample of the units a shard result or checkpoint records,
+//!   counted again (on any kernel, on any machine) and compared unit by unit;
 //! * [`lock`]: one run per checkpoint or result file, by an exclusive lock beside it;
 //! * [`estimate`]: the CPU time a job (or what is left of it) will take, and the rule that a run
 //!   of more than an hour needs confirmation.
 //!
-//! Every file names the job and the unit enumeration it belongs to; resume and merge only ever
-//! add counts of units by index.
+//! Every file names the job and the unit enumeration it belongs to and keeps each unit's counts;
+//! resume, merge and audit only ever add or recount units by index.
 
+pub mod audit;
 pub(crate) mod checkpoint;
 pub mod estimate;
 pub mod lock;
@@ -25,5 +29,5 @@ pub(crate) mod store;
 pub use checkpoint::Checkpoint;
 pub use lock::LockError;
 pub use run::{Done, Finish, Prepared, Progress, Run, RunError, Watch};
-pub use shard::{merge_files, Merged, ShardResult, ShardSpec};
+pub use shard::{merge_files, Disagreement, MergeError, Merged, ShardResult, ShardSpec};
 pub use store::{Identity, StoreError};

@@ -296,7 +296,7 @@ pub struct Prepared {
     plan: Arc<Plan>,
     identity: Identity,
     costs: Vec<u64>,
-    /// This run's units (its shard's, or all), ascending.
+    /// This run's units (its shard's, or all), in the order of the split (by falling cost).
     mine: Vec<u32>,
     /// The units left to count, in the order they start.
     todo: Vec<u32>,
@@ -405,11 +405,12 @@ impl Prepared {
         let elapsed = prior + driver.start.elapsed();
         let counts = self.ckpt.counts();
         let spec = self.run.shard.unwrap_or(ShardSpec { index: 0, count: 1 });
+        // Every unit of the run is in the checkpoint now, resumed or counted.
+        debug_assert_eq!(self.ckpt.done.len(), self.mine.len());
         let result = ShardResult::new(
             self.identity,
             spec,
-            self.mine.clone(),
-            counts,
+            &self.ckpt.done,
             elapsed,
             self.imbalance,
         );

@@ -1,0 +1,437 @@
+//! Audits: recount a seeded random sample of the units a shard result or a checkpoint records,
+//! on any kernel and any machine, and compare each unit's counts with the file's.
+//!
+//! A file of format version 2 keeps every unit's counts ([`ShardResult::unit_counts`]), and a
+//! checkpoint always did, so any unit of it can be counted again by index. The sample is drawn
+//! without replacement by a partial Fisher–Yates shuffle driven by SplitMix64 from the seed:
+//! the same seed and the same file pick the same units on every machine, so an audit can be
+//! repeated exactly. What a passed sample proves is the hypergeometric probability
+//! [`pass_probability`]: a file with `w` wrong units of `n` passes a sample of `k` only if the
+//! sample misses all `w` of them.
+
+use super::checkpoint::Checkpoint;
+use super::shard::{ShardResult, ShardSpec};
+use super::store::{Identity, StoreError};
+use crate::engine::{Engine, Observer, RunOptions, UnitTiming};
+use crate::plan::{Job, Plan, Queen};
+use crate::search::{Counts, Unit};
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use thiserror::Error;
+
+/// The default share of a file's units recounted: 1 %.
+pub const DEFAULT_FRACTION: f64 = 0.01;
+/// The fewest units recounted per file by default (all of a smaller file): 30 units catch a
+/// fault that spoiled a tenth of a file's units with probability at least 1 - 0.9^30 = 95.8 %.
+pub const DEFAULT_MIN_UNITS: usize = 30;
+
+/// The per-unit counts a file records: a shard result of format version 2 or a checkpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Records {
+    /// The job.
+    pub identity: Identity,
+    /// The shard, if the file is (or checkpoints) one shard of the job.
+    pub shard: Option<ShardSpec>,
+    /// Whether the file is a checkpoint (which may hold only part of its units).
+    pub checkpoint: bool,
+    /// The machine that wrote the file (a checkpoint does not say).
+    pub host: Option<String>,
+    /// Each recorded unit's counts, by index (a unique count not counted is 0).
+    pub units: BTreeMap<u32, Counts>,
+}
+
+/// Why a file could not be audited.
+#[derive(Debug, Error)]
+pub enum AuditError {
+    /// The file is unreadable, damaged, or not a shard result or checkpoint.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A shard result of format version 1, which keeps only the shard's sum.
+    #[error(
+        "{} is a result file of format version 1, which keeps only the shard's sum, not each \
+         unit's counts: it cannot be audited (count the shard again and compare, or merge it \
+         with a replica)",
+        .0.display()
+    )]
+    NoRecords(PathBuf),
+    /// The file's units are not this program's: another program or unit-enumeration version,
+    /// or a job it cannot plan.
+    #[error("{} cannot be recounted by this program: {reason}", path.display())]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The recount failed (an OpenCL device counting alone failed).
+    #[error("the recount of {} failed: {source}", path.display())]
+    Count {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: crate::Error,
+    },
+}
+
+impl AuditError {
+    /// Whether the error is in what the user gave (a bad or unauditable file), as opposed to a
+    /// failure of the recount.
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            AuditError::Store(e) => e.is_bad_input(),
+            AuditError::NoRecords(_) | AuditError::Foreign { .. } => true,
+            AuditError::Count { .. } => false,
+        }
+    }
+}
+
+impl Records {
+    /// Reads a shard result file or a checkpoint, with every check of
+    /// [`ShardResult::load`] or [`Checkpoint::load`].
+    pub fn load(path: &Path) -> Result<Records, AuditError> {
+        match ShardResult::load(path) {
+            Ok(r) => Records::of_shard(&r).ok_or_else(|| AuditError::NoRecords(path.into())),
+            Err(StoreError::WrongKind { .. }) => {
+                Ok(Records::of_checkpoint(Checkpoint::load(path)?))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The records of a shard result; `None` for a file of format version 1.
+    pub fn of_shard(r: &ShardResult) -> Option<Records> {
+        Some(Records {
+            identity: r.identity.clone(),
+            shard: Some(r.shard),
+            checkpoint: false,
+            host: Some(r.host.clone()),
+            units: r.unit_counts()?,
+        })
+    }
+
+    /// The records of a checkpoint: its finished units.
+    pub fn of_checkpoint(c: Checkpoint) -> Records {
+        Records {
+            identity: c.identity,
+            shard: c.shard,
+            checkpoint: true,
+            host: None,
+            units: c.done,
+        }
+    }
+
+    /// The plan of the records' job, built again from its identity: refused unless its
+    /// identity is the records' in every part (program and unit-enumeration version included),
+    /// since a unit is recounted by its index in this plan.
+    pub fn plan(&self, path: &Path) -> Result<Plan, AuditError> {
+        let id = &self.identity;
+        let foreign = |reason: String| AuditError::Foreign {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let placed: Vec<Queen> = id
+            .placed
+            .iter()
+            .map(|&[r, c]| Queen::one_based(r, c))
+            .collect::<Option<_>>()
+            .ok_or_else(|| foreign("a pre-placed queen at row or column 0".into()))?;
+        let job = Job::new(id.n)
+            .and_then(|j| {
+                j.with_method(id.method.parse()?)
+                    .with_unique(id.unique)
+                    .with_placed(&placed)?
+                    .with_split_depth(id.split_depth)
+            })
+            .map_err(|e| foreign(e.to_string()))?;
+        let plan = Plan::new(job);
+        match Identity::of(&plan).difference(id) {
+            None => Ok(plan),
+            Some(diff) => Err(foreign(diff)),
+        }
+    }
+}
+
+/// Which units an audit recounts: a share of a file's units, at least a number of them, drawn
+/// by a seed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample {
+    /// The share of the units, in (0, 1]; 1 recounts them all.
+    pub fraction: f64,
+    /// The fewest units recounted (all, when the file has fewer).
+    pub min_units: usize,
+    /// The seed of the draw.
+    pub seed: u64,
+}
+
+impl Sample {
+    /// How many of `units` units are recounted: the share rounded up, at least `min_units`,
+    /// at most all.
+    pub fn size(&self, units: usize) -> usize {
+        let share = (self.fraction.clamp(0.0, 1.0) * units as f64).ceil() as usize;
+        share.max(self.min_units).min(units)
+    }
+
+    /// The units of `units` (indices, in any order) to recount, ascending: the first
+    /// [`Sample::size`] of a Fisher–Yates shuffle of `units` sorted, by SplitMix64 from the seed.
+    pub fn choose(&self, units: &[u32]) -> Vec<u32> {
+        let mut pool = units.to_vec();
+        pool.sort_unstable();
+        let k = self.size(pool.len());
+        let mut rng = SplitMix64(self.seed);
+        for i in 0..k {
+            let j = i + rng.below((pool.len() - i) as u64) as usize;
+            pool.swap(i, j);
+        }
+        pool.truncate(k);
+        pool.sort_unstable();
+        pool
+    }
+}
+
+/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
+/// OOPSLA 2014): a 64-bit state advanced by the golden-ratio increment and mixed; the same
+/// sequence on every machine.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..bound` (`bound` > 0): draws above the largest multiple of `bound` are
+    /// rejected, so that no value is favoured.
+    fn below(&mut self, bound: u64) -> u64 {
+        let zone = u64::MAX - u64::MAX % bound;
+        loop {
+            let x = self.next();
+            if x < zone {
+                return x % bound;
+            }
+        }
+    }
+}
+
+/// A seed drawn at random, for an audit that prints its seed so it can be repeated.
+pub fn random_seed() -> u64 {
+    super::shard::random_u64()
+}
+
+/// A unit whose recount differs from the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The unit's index.
+    pub unit: u32,
+    /// What the file says.
+    pub recorded: Counts,
+    /// What the recount found.
+    pub recounted: Counts,
+}
+
+/// The outcome of an audit of one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Audit {
+    /// The units the file records.
+    pub units: usize,
+    /// The units recounted, ascending.
+    pub checked: Vec<u32>,
+    /// The recounted units whose counts differ from the file's, ascending.
+    pub mismatches: Vec<Mismatch>,
+}
+
+impl Audit {
+    /// The probability that a file with `wrong` wrong units would have passed this sample
+    /// ([`pass_probability`]).
+    pub fn pass_probability(&self, wrong: usize) -> f64 {
+        pass_probability(self.units, self.checked.len(), wrong)
+    }
+
+    /// The fewest wrong units that a sample of this size finds with probability at least
+    /// `confidence`; `None` when even a file with every unit wrong would pass that often (an
+    /// empty sample).
+    pub fn detects(&self, confidence: f64) -> Option<usize> {
+        let (n, k) = (self.units, self.checked.len());
+        if k == 0 || n == 0 {
+            return None;
+        }
+        // pass_probability falls as `wrong` grows, and is 0 once wrong > n - k.
+        let (mut lo, mut hi) = (1, n - k + 1);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if 1.0 - pass_probability(n, k, mid) >= confidence {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        Some(lo)
+    }
+}
+
+/// The probability that a sample of `checked` of `units` units, drawn without replacement,
+/// misses every one of `wrong` wrong units (hypergeometric: the product over the draws of the
+/// share of right units left). 0 once the sample must hit one.
+pub fn pass_probability(units: usize, checked: usize, wrong: usize) -> f64 {
+    if wrong == 0 {
+        return 1.0;
+    }
+    if wrong + checked > units {
+        return 0.0;
+    }
+    (0..checked)
+        .map(|i| (units - wrong - i) as f64 / (units - i) as f64)
+        .product()
+}
+
+/// Recounts the units of `records` chosen by `sample` on `engine`, with `plan` (from
+/// [`Records::plan`]), and compares each with the file. `path` names the file in errors.
+pub fn audit(
+    engine: &Engine,
+    plan: &Arc<Plan>,
+    records: &Records,
+    sample: &Sample,
+    path: &Path,
+) -> Result<Audit, AuditError> {
+    if let Some(diff) = Identity::of(plan).difference(&records.identity) {
+        return Err(AuditError::Foreign {
+            path: path.to_path_buf(),
+            reason: diff,
+        });
+    }
+    let all: Vec<u32> = records.units.keys().copied().collect();
+    let checked = sample.choose(&all);
+    let recount = recount(engine, plan, &checked).map_err(|source| AuditError::Count {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let unique = records.identity.unique;
+    let mismatches = checked
+        .iter()
+        .filter_map(|u| {
+            let recorded = records.units[u];
+            let recounted = recount[u];
+            let differ = recorded.total != recounted.total
+                || (unique && recorded.unique != recounted.unique);
+            differ.then_some(Mismatch {
+                unit: *u,
+                recorded,
+                recounted,
+            })
+        })
+        .collect();
+    Ok(Audit {
+        units: all.len(),
+        checked,
+        mismatches,
+    })
+}
+
+/// Counts the units `units` of `plan` on `engine`: each unit's counts, by index.
+pub fn recount(
+    engine: &Engine,
+    plan: &Arc<Plan>,
+    units: &[u32],
+) -> crate::Result<BTreeMap<u32, Counts>> {
+    struct Collect(BTreeMap<u32, Counts>);
+    impl Observer for Collect {
+        fn unit_done(&mut self, unit: &Unit, counts: Counts, _: UnitTiming) -> ControlFlow<()> {
+            self.0.insert(unit.index, counts);
+            ControlFlow::Continue(())
+        }
+    }
+    let mut seen = Collect(BTreeMap::new());
+    let opts = RunOptions {
+        units: Some(units.to_vec()),
+        ..RunOptions::default()
+    };
+    let outcome = engine.run(plan, &opts, &mut seen);
+    if let Some(e) = outcome.device_failure() {
+        return Err(e);
+    }
+    if seen.0.len() != units.len() {
+        return Err(crate::Error::Device(format!(
+            "the recount stopped after {} of {} units",
+            seen.0.len(),
+            units.len()
+        )));
+    }
+    Ok(seen.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_are_reproducible_uniform_and_of_the_stated_size() {
+        let units: Vec<u32> = (0..200).rev().collect();
+        let s = |fraction, min_units, seed| Sample {
+            fraction,
+            min_units,
+            seed,
+        };
+        assert_eq!(s(0.01, 30, 1).size(200), 30);
+        assert_eq!(s(0.5, 30, 1).size(200), 100);
+        assert_eq!(s(0.001, 0, 1).size(200), 1);
+        assert_eq!(s(1.0, 0, 1).size(200), 200);
+        assert_eq!(s(0.01, 30, 1).size(12), 12);
+        assert_eq!(s(0.01, 30, 1).size(0), 0);
+        let a = s(0.1, 0, 7).choose(&units);
+        assert_eq!(a, s(0.1, 0, 7).choose(&units));
+        assert_ne!(a, s(0.1, 0, 8).choose(&units));
+        assert_eq!(a.len(), 20);
+        assert!(a.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(s(1.0, 0, 3).choose(&units), (0..200).collect::<Vec<_>>());
+        // Each unit is drawn with probability 20/200 = 0.1: over 2000 seeds, 200 times on
+        // average, binomial standard deviation 13.4; every unit within 5 of them.
+        let mut hits = [0u32; 200];
+        for seed in 0..2000 {
+            for u in s(0.1, 0, seed).choose(&units) {
+                hits[u as usize] += 1;
+            }
+        }
+        assert!(hits.iter().all(|&h| (133..=267).contains(&h)), "{hits:?}");
+        // The same sequence everywhere: the first SplitMix64 outputs from seed 0 (as published
+        // with the generator's reference code).
+        let mut rng = SplitMix64(0);
+        assert_eq!(rng.next(), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(rng.next(), 0x6e78_9e6a_a1b9_65f4);
+    }
+
+    #[test]
+    fn pass_probabilities_are_hypergeometric() {
+        assert_eq!(pass_probability(10, 3, 0), 1.0);
+        // One wrong unit of 10, three drawn: missed with probability 7/10.
+        assert!((pass_probability(10, 3, 1) - 0.7).abs() < 1e-12);
+        // Two wrong of 10, three drawn: (8/10)(7/9)(6/8) = 7/15.
+        assert!((pass_probability(10, 3, 2) - 7.0 / 15.0).abs() < 1e-12);
+        assert_eq!(pass_probability(10, 3, 8), 0.0);
+        assert_eq!(pass_probability(10, 10, 1), 0.0);
+        let a = Audit {
+            units: 1000,
+            checked: (0..30).collect(),
+            mismatches: Vec::new(),
+        };
+        // 30 of 1000: found with 95 % confidence once 94 units (9.4 %) are wrong.
+        let d = a.detects(0.95).unwrap();
+        assert!(a.pass_probability(d) <= 0.05 && a.pass_probability(d - 1) > 0.05);
+        assert_eq!(d, 94);
+        let all = Audit {
+            units: 5,
+            checked: (0..5).collect(),
+            mismatches: Vec::new(),
+        };
+        assert_eq!(all.detects(0.999_999), Some(1));
+        let none = Audit {
+            units: 5,
+            checked: Vec::new(),
+            mismatches: Vec::new(),
+        };
+        assert_eq!(none.detects(0.5), None);
+    }
+}

@@ -1,0 +1,448 @@
+//! A count that others can check: shard files keep each unit's counts, `audit` recounts a
+//! sample of them, `merge` compares replicas, and `scripts/check-shards.py` checks a file
+//! without nqueens. A faulty machine is played by editing one unit's count of an honest file and
+//! making its sum and checksum consistent, as such a machine would write it.
+
+mod common;
+
+use assert_cmd::Command;
+use nqueens::known::published;
+use nqueens::longrun::audit::{self, Records, Sample};
+use nqueens::longrun::Checkpoint;
+use nqueens::longrun::ShardResult;
+use nqueens::{Engine, Job, Method, Plan};
+use predicates::prelude::*;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+fn nq() -> Command {
+    Command::cargo_bin("nqueens").unwrap()
+}
+
+/// Shard `i` of `m` of N = `n` written to `dir/name`, by a run of its own.
+fn shard(dir: &Path, n: u32, i: u32, m: u32, name: &str, extra: &[&str]) -> PathBuf {
+    let out = dir.join(name);
+    nq().args(["count", &n.to_string(), "--shard", &format!("{i}/{m}")])
+        .args(["--quiet", "--threads", "2", "--out", out.to_str().unwrap()])
+        .args(extra)
+        .assert()
+        .success();
+    out
+}
+
+/// A copy of the shard file `from` at `to` with the `k`-th unit's total raised by `by`, and the
+/// sum and checksum made to match: what a machine that counted that unit wrong would write.
+fn faulty(from: &Path, to: &Path, k: usize, by: u128) -> u32 {
+    let mut r = ShardResult::load(from).unwrap();
+    r.unit_totals.as_mut().unwrap()[k] += by;
+    r.total += by;
+    r.host = "faulty-node".into();
+    r.seal();
+    r.save(to).unwrap();
+    r.units[k]
+}
+
+fn python<S: AsRef<OsStr>>(args: &[S]) -> std::process::Output {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check-shards.py");
+    std::process::Command::new("python3")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python3 runs scripts/check-shards.py (Python 3 is needed for this test)")
+}
+
+#[test]
+fn a_faulty_machine_passes_the_checksum_but_not_an_audit_nor_a_replica() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let files: Vec<PathBuf> = (0..3)
+        .map(|i| shard(d, 11, i, 3, &format!("s{i}.json"), &[]))
+        .collect();
+    let replica = shard(d, 11, 1, 3, "s1.replica.json", &[]);
+    let bad = d.join("s1.faulty.json");
+    let unit = faulty(&files[1], &bad, 7, 3);
+    let right = ShardResult::load(&files[1]).unwrap().unit_counts().unwrap()[&unit].total;
+    let total = published(11).unwrap().total;
+
+    // The checksum and the sums pass, by this program and by the standalone script: merged
+    // alone, the faulty shard gives a wrong total that nothing in the files betrays.
+    assert!(ShardResult::load(&bad).is_ok());
+    let out = python(&[bad.as_os_str()]);
+    assert!(out.status.success(), "{out:?}");
+    nq().arg("merge")
+        .args([&files[0], &bad, &files[2]])
+        .assert()
+        .success()
+        .stdout(format!("{}\n", total + 3));
+
+    // An audit of every unit finds it, naming the unit, both counts and the host.
+    nq().args(["audit", "--sample", "1", "--threads", "2"])
+        .arg(&bad)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!(
+            "unit {unit}: recorded total {}, recounted total {right} (written on host faulty-node)",
+            right + 3
+        )))
+        .stdout(predicate::str::contains("1 MISMATCH"))
+        .stdout(predicate::str::contains("FAILED"));
+    // Honest files pass, on any kernel.
+    for kernel in ["dfs", "auto"] {
+        nq().args(["audit", "--sample", "1", "--kernel", kernel])
+            .args(&files)
+            .arg(&replica)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("no mismatch: passed"))
+            .stdout(predicate::str::contains("MISMATCH").not());
+    }
+
+    // Merged with an honest replica, the faulty file is refused: exit 1, no total, the unit
+    // and both hosts named.
+    let out = nq()
+        .arg("merge")
+        .args([&files[0], &files[1], &bad, &files[2]])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("replicas disagree on 1 unit(s) of 1 shard(s)"),
+        "{err}"
+    );
+    let host = ShardResult::load(&files[1]).unwrap().host;
+    assert!(
+        err.contains(&format!(
+            "shard 1/3 unit {unit}: total {right} in {} (host {host}); total {} in {} (host faulty-node)",
+            files[1].display(),
+            right + 3,
+            bad.display()
+        )),
+        "{err}"
+    );
+    // Honest replicas agree and count once.
+    nq().arg("merge")
+        .args([&files[0], &files[1], &replica, &files[2]])
+        .assert()
+        .success()
+        .stdout(format!("{total}\n"))
+        .stderr(predicate::str::contains(
+            "1 of 3 shards confirmed by a replica",
+        ));
+    nq().args(["merge", "--json"])
+        .args([&files[0], &files[1], &replica, &files[2]])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            r#""files":4,"replicated_shards":1,"#,
+        ));
+    // A copy is not a replica.
+    let copy = d.join("copy.json");
+    std::fs::copy(&files[1], &copy).unwrap();
+    nq().arg("merge")
+        .args([&files[0], &files[1], &copy, &files[2]])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("copy.json is a copy of"));
+}
+
+#[test]
+fn a_sampled_audit_finds_one_wrong_unit_as_often_as_predicted() {
+    let dir = tempfile::tempdir().unwrap();
+    let honest = shard(dir.path(), 11, 0, 2, "s0.json", &[]);
+    let bad = dir.path().join("bad.json");
+    let unit = faulty(&honest, &bad, 11, 1);
+    let honest = Records::of_shard(&ShardResult::load(&honest).unwrap()).unwrap();
+    let bad = Records::of_shard(&ShardResult::load(&bad).unwrap()).unwrap();
+    let plan = Arc::new(honest.plan(Path::new("s0.json")).unwrap());
+    let engine = Engine::new(2).unwrap();
+    let n = honest.units.len();
+    let sample = |seed| Sample {
+        fraction: 0.25,
+        min_units: 0,
+        seed,
+    };
+    let k = sample(0).size(n);
+    // One wrong unit of n, k drawn without replacement: found with probability k / n.
+    let p = k as f64 / n as f64;
+    assert!((p - (1.0 - audit::pass_probability(n, k, 1))).abs() < 1e-12);
+    let seeds = 200u64;
+    let mut found = 0;
+    for seed in 0..seeds {
+        let path = Path::new("bad.json");
+        let a = audit::audit(&engine, &plan, &bad, &sample(seed), path).unwrap();
+        assert_eq!(a.checked.len(), k);
+        match a.mismatches[..] {
+            [] => assert!(!a.checked.contains(&unit)),
+            [m] => {
+                assert_eq!(m.unit, unit);
+                assert_eq!(m.recorded.total, m.recounted.total + 1);
+                found += 1;
+            }
+            _ => panic!("{:?}", a.mismatches),
+        }
+        let a = audit::audit(&engine, &plan, &honest, &sample(seed), path).unwrap();
+        assert!(a.mismatches.is_empty());
+    }
+    // Binomial: mean 200 p, standard deviation sqrt(200 p (1 - p)); four of them either side.
+    let mean = seeds as f64 * p;
+    let sd = (seeds as f64 * p * (1.0 - p)).sqrt();
+    assert!(
+        (found as f64 - mean).abs() <= 4.0 * sd,
+        "found in {found} of {seeds} audits, expected {mean:.1} ± {:.1}",
+        4.0 * sd
+    );
+    eprintln!("found in {found} of {seeds} audits of {k} of {n} units (expected {mean:.1})");
+}
+
+#[test]
+fn per_unit_records_are_each_units_own_count() {
+    // With the plain method a unit is a placement of the first rows, and its count the
+    // solutions that extend it: the textbook solver checks every record of every shard, and
+    // the units' unique counts add up to the job's.
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--method", "plain", "--split-depth", "2", "--unique"];
+    let plan = Plan::new(
+        Job::new(8)
+            .unwrap()
+            .with_method(Method::Plain)
+            .with_split_depth(2)
+            .unwrap(),
+    );
+    let (mut seen, mut unique) = (0, 0);
+    for i in 0..3 {
+        let r =
+            ShardResult::load(&shard(dir.path(), 8, i, 3, &format!("p{i}.json"), &args)).unwrap();
+        assert_eq!(r.unit_uniques.as_ref().unwrap().len(), r.units.len());
+        for (u, counts) in r.unit_counts().unwrap() {
+            let prefix: Vec<usize> = plan.units()[u as usize]
+                .prefix()
+                .iter()
+                .map(|&c| usize::from(c))
+                .collect();
+            let mut naive = 0u128;
+            common::naive_solutions(8, |cols| naive += u128::from(cols.starts_with(&prefix)));
+            assert_eq!(counts.total, naive, "unit {u} {prefix:?}");
+            unique += counts.unique;
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, plan.units().len());
+    assert_eq!(unique, published(8).unwrap().unique);
+    // Unit i is the i-th placement of the first rows in lexicographic order of the columns:
+    // a numbering any program can reproduce (docs/CLUSTER.md).
+    let prefixes: Vec<&[u8]> = plan.units().iter().map(|u| u.prefix()).collect();
+    assert!(prefixes.windows(2).all(|w| w[0] < w[1]));
+    let mut all = Vec::new();
+    for a in 0..8u8 {
+        for b in 0..8u8 {
+            if a.abs_diff(b) > 1 {
+                all.push([a, b]);
+            }
+        }
+    }
+    assert_eq!(prefixes, all.iter().map(|p| &p[..]).collect::<Vec<_>>());
+}
+
+#[test]
+fn audits_repeat_by_seed_take_checkpoints_and_refuse_what_they_cannot_recount() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let f = shard(d, 12, 0, 2, "s.json", &["--unique"]);
+    // The seed printed repeats the audit exactly.
+    let first = nq()
+        .args(["audit", "--threads", "1"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert!(first.status.success(), "{first:?}");
+    let text = String::from_utf8(first.stdout).unwrap();
+    let seed = text
+        .split("--seed ")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .unwrap()
+        .to_string();
+    nq().args(["audit", "--threads", "2", "--seed", &seed])
+        .arg(&f)
+        .assert()
+        .success()
+        .stdout(text.replace(", 1 threads", ", 2 threads"));
+    assert!(text.contains("30 of "), "{text}");
+    assert!(text.contains("passes with probability at most"), "{text}");
+
+    // A checkpoint: its finished units, one made wrong in its unique count.
+    let ckpt = d.join("c.ckpt");
+    nq().args(["count", "11", "--unique", "--quiet", "--checkpoint"])
+        .arg(&ckpt)
+        .assert()
+        .success();
+    let mut c = Checkpoint::load(&ckpt).unwrap();
+    let (&unit, counts) = c.done.iter_mut().nth(5).unwrap();
+    let right = *counts;
+    counts.unique += 1;
+    c.save(&ckpt).unwrap();
+    nq().args(["audit", "--sample", "1"])
+        .arg(&ckpt)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!(
+            "unit {unit}: recorded total {} unique {}, recounted total {} unique {} (host not recorded in a checkpoint)",
+            right.total,
+            right.unique + 1,
+            right.total,
+            right.unique
+        )));
+
+    // A file of the version before keeps only its sum: it merges, it cannot be audited.
+    let old = d.join("old.json");
+    std::fs::write(&old, OLD).unwrap();
+    nq().arg("audit")
+        .arg(&old)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("format version 1"))
+        .stderr(predicate::str::contains("cannot be audited"));
+    // Another program version: its units are not recounted by index. The other files are
+    // still audited, and a mismatch outranks the refusal.
+    let mut r = ShardResult::load(&f).unwrap();
+    r.identity.program_version = "0.0.9".into();
+    r.seal();
+    let other = d.join("other.json");
+    r.save(&other).unwrap();
+    nq().arg("audit")
+        .args([&other, &f])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "cannot be recounted by this program: the program version",
+        ))
+        .stdout(predicate::str::contains("s.json: shard 0/2"))
+        .stdout(predicate::str::contains("INCOMPLETE"));
+    let bad = d.join("bad.json");
+    faulty(&f, &bad, 0, 1);
+    nq().args(["audit", "--sample", "1"])
+        .args([&other, &bad])
+        .assert()
+        .code(1);
+    // Bad options and files: one line, exit 2.
+    for args in [
+        &["audit", "--sample", "0"][..],
+        &["audit", "--sample", "1.5"][..],
+        &["audit", "--sample", "x"][..],
+        &["audit", "--seed", "-1"][..],
+        &["audit", "--min-units", "x"][..],
+    ] {
+        let out = nq().args(args).arg(&f).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr).lines().count(),
+            1,
+            "{out:?}"
+        );
+    }
+    nq().arg("audit").assert().code(2);
+    nq().args(["audit", "no-such-file.json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no-such-file.json"));
+}
+
+/// A result file written before per-unit records (format version 1).
+const OLD: &str = r#"{"format":"nqueens-shard","format_version":1,"identity":{"n":8,"method":"d4","plan_method":"d4","split_depth":3,"placed":[],"unique":false,"units":44,"units_version":1,"program_version":"0.1.0"},"shard":"0/1","units":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43],"total":92,"unique":0,"elapsed_ms":2,"host":"vm","estimated_imbalance_bp":0,"checksum":"sha256:0e218fe078918799c87dda04abb5597f32fe9804a75c6ea024fca77d86c0a69d"}
+"#;
+
+#[test]
+fn the_standalone_script_checks_checksums_sums_and_prints_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let files: Vec<PathBuf> = (0..2)
+        .map(|i| shard(d, 10, i, 2, &format!("s{i}.json"), &["--unique"]))
+        .collect();
+    let replica = shard(d, 10, 1, 2, "s1.replica.json", &["--unique"]);
+    let all = |extra: &[&Path]| -> Vec<std::ffi::OsString> {
+        files
+            .iter()
+            .map(|p| p.as_os_str().to_owned())
+            .chain(extra.iter().map(|p| p.as_os_str().to_owned()))
+            .collect()
+    };
+    let out = python(&all(&[&replica]));
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout)
+            .matches(": ok: shard")
+            .count(),
+        3
+    );
+    // The table: every unit once (the replica agrees), as the files record it.
+    let mut args = vec![std::ffi::OsString::from("--table")];
+    args.extend(all(&[&replica]));
+    let out = python(&args);
+    assert!(out.status.success(), "{out:?}");
+    let table = String::from_utf8(out.stdout).unwrap();
+    let mut lines = table.lines();
+    assert_eq!(lines.next(), Some("unit,total,unique"));
+    let mut expected = std::collections::BTreeMap::new();
+    for f in &files {
+        expected.extend(ShardResult::load(f).unwrap().unit_counts().unwrap());
+    }
+    let rows: Vec<String> = lines.map(str::to_string).collect();
+    let want: Vec<String> = expected
+        .iter()
+        .map(|(u, c)| format!("{u},{},{}", c.total, c.unique))
+        .collect();
+    assert_eq!(rows, want);
+    let sum: u128 = expected.values().map(|c| c.total).sum();
+    assert_eq!(sum, published(10).unwrap().total);
+
+    // A host name with quotes, a tab and non-ASCII letters: the script serializes as nqueens.
+    let mut r = ShardResult::load(&files[0]).unwrap();
+    r.host = "nœud \"7\"\tß\u{1}".into();
+    r.seal();
+    let odd = d.join("odd.json");
+    r.save(&odd).unwrap();
+    let out = python(&[odd.as_os_str()]);
+    assert!(out.status.success(), "{out:?}");
+    // Checksum made to match but the units not adding up: refused, by both.
+    let mut r = ShardResult::load(&files[0]).unwrap();
+    r.unit_totals.as_mut().unwrap()[0] += 1;
+    r.seal();
+    let sums = d.join("sums.json");
+    r.save(&sums).unwrap();
+    let out = python(&[sums.as_os_str()]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("do not make up total"));
+    assert!(ShardResult::load(&sums).is_err());
+    // One bit changed: the checksum fails.
+    let mut bytes = std::fs::read(&files[0]).unwrap();
+    let i = bytes.len() / 2;
+    bytes[i] ^= 0x02;
+    let flipped = d.join("flipped.json");
+    std::fs::write(&flipped, bytes).unwrap();
+    let out = python(&[flipped.as_os_str()]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    // A replica that disagrees stops the table.
+    let bad = d.join("bad.json");
+    faulty(&files[1], &bad, 0, 1);
+    let mut args = vec![std::ffi::OsString::from("--table")];
+    args.extend(all(&[&bad]));
+    let out = python(&args);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(out.stdout.is_empty());
+    // The file of the version before and a checkpoint pass their checksums.
+    let old = d.join("old.json");
+    std::fs::write(&old, OLD).unwrap();
+    let ckpt = d.join("c.ckpt");
+    nq().args(["count", "9", "--quiet", "--checkpoint"])
+        .arg(&ckpt)
+        .assert()
+        .success();
+    let out = python(&[old.as_os_str(), ckpt.as_os_str()]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("version 1: sums only"), "{text}");
+    assert!(text.contains("checkpoint of N = 9"), "{text}");
+}

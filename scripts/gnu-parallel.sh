@@ -41,6 +41,11 @@ if ! [[ "$replicas" =~ ^[1-9][0-9]*$ ]] || [ ${#hosts[@]} -gt "$replicas" ]; the
         "(got R = '$replicas' and ${#hosts[@]} files)" >&2
     exit 2
 fi
+command -v parallel >/dev/null || {
+    echo "GNU parallel not found: install it (Debian/Ubuntu: apt-get install parallel;" \
+        "Fedora: dnf install parallel; macOS: brew install parallel) or put it on PATH" >&2
+    exit 2
+}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 nqueens=$(command -v "${NQUEENS:-nqueens}") || {

@@ -436,3 +436,32 @@ fn bare_nqueens_on_a_terminal_says_what_it_reads() {
     assert!(text.contains("reading N from standard input"), "{text}");
     assert!(text.contains("92"), "{text}");
 }
+
+/// `scripts/gnu-parallel.sh` without GNU parallel says so and how to install it (exit 2), before
+/// it creates anything.
+#[test]
+fn gnu_parallel_script_without_parallel_says_how_to_install() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gnu-parallel.sh");
+    // bash found on this process's path (the child's is empty).
+    let bash = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join("bash"))
+        .find(|p| p.exists())
+        .expect("bash on the path");
+    let out = std::process::Command::new(bash)
+        .arg(&script)
+        .args(["8", "2"])
+        .arg(dir.path().join("out"))
+        // Nothing on the path: no parallel.
+        .env("PATH", empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("GNU parallel not found") && err.contains("apt-get install parallel"),
+        "{err}"
+    );
+    assert!(!dir.path().join("out").exists());
+}

@@ -168,8 +168,9 @@ fn serial_16_and_17() {
 }
 
 /// Every seed file of proptest belongs to a source file that still exists: proptest reads
-/// `proptest-regressions/<path of the source under src/ or tests/>.txt`, and a seed file left
-/// behind by a moved source is never replayed.
+/// `proptest-regressions/<path of the source under src/>.txt`, and for integration tests
+/// `tests/<name>.proptest-regressions` beside `tests/<name>.rs`; a seed file left behind by a
+/// moved source is never replayed.
 #[test]
 fn proptest_seed_files_belong_to_sources() {
     fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
@@ -198,5 +199,12 @@ fn proptest_seed_files_belong_to_sources() {
             seed.display(),
             rel.display()
         );
+    }
+    for e in std::fs::read_dir(root.join("tests")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "proptest-regressions") {
+            let source = p.with_extension("rs");
+            assert!(source.exists(), "{} belongs to no test file", p.display());
+        }
     }
 }

@@ -204,6 +204,19 @@ impl ShardResult {
                 r.format_version
             )));
         }
+        // Sizes no job has: refused before anything is allocated by them.
+        if r.identity.units > store::MAX_UNITS {
+            return Err(corrupt(format!(
+                "{} units, more than any job has",
+                r.identity.units
+            )));
+        }
+        if r.shard.count > store::MAX_UNITS {
+            return Err(corrupt(format!(
+                "shard {}: more shards than any job has units",
+                r.shard
+            )));
+        }
         match (r.identity.unique, r.unique) {
             (true, None) => {
                 return Err(corrupt(

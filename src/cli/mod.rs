@@ -161,7 +161,22 @@ pub fn one_line(err: &anyhow::Error) -> String {
             line.push_str(&text);
         }
     }
-    line.split_whitespace().collect::<Vec<_>>().join(" ")
+    escape(&line.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// `s` with its control characters escaped as Rust writes them (`\u{1b}`, `\0`, `\n`), so that
+/// input quoted in a message cannot drive the terminal (`\x1b[2J` clears it) or hide a part
+/// of itself (a NUL byte).
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Whether the error is a write to a closed pipe.
@@ -204,12 +219,12 @@ pub fn whole<T: std::str::FromStr<Err = std::num::ParseIntError>>(s: &str) -> Re
 }
 
 /// `s` as quoted in an error message: its first 40 characters, so that a long input does not
-/// flood the one line.
+/// flood the one line, with control characters escaped ([`escape`]).
 pub fn shown(s: &str) -> String {
     const MAX: usize = 40;
     match s.char_indices().nth(MAX) {
-        Some((end, _)) => format!("{}…", &s[..end]),
-        None => s.to_string(),
+        Some((end, _)) => format!("{}…", escape(&s[..end])),
+        None => escape(s),
     }
 }
 

@@ -166,12 +166,16 @@ pub fn one_line(err: &anyhow::Error) -> String {
 
 /// `s` with its control characters escaped as Rust writes them (`\u{1b}`, `\0`, `\n`), so that
 /// input quoted in a message cannot drive the terminal (`\x1b[2J` clears it) or hide a part
-/// of itself (a NUL byte).
+/// of itself (a NUL byte); the marks that reorder text on screen (bidirectional embeddings,
+/// overrides and isolates) too.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
+        let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
         if c.is_control() {
             out.extend(c.escape_debug());
+        } else if bidi {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
         } else {
             out.push(c);
         }

@@ -230,8 +230,8 @@ impl Run {
     /// the work left: everything that can fail before counting fails here.
     ///
     /// The checkpoint and the result file (`out`) are only ever regular files, written by
-    /// replacing them whole ([`store::write_atomic`]); a path that names a directory, a device,
-    /// a FIFO or a socket is refused ([`StoreError::NotRegular`]). A symbolic link there is
+    /// replacing them whole (a temporary file renamed over them); a path that names a
+    /// directory, a device, a FIFO or a socket is refused ([`StoreError::NotRegular`]). A symbolic link there is
     /// followed to the file it names, which is the file read, locked and replaced (the link
     /// stays), except a link of another user in a sticky directory every user may write to
     /// (`/tmp`), as Linux's `fs.protected_symlinks` refuses ([`StoreError::Link`]). An

@@ -158,7 +158,8 @@ pub enum StoreError {
         /// What it is ("a directory", "a symbolic link to a character device", ...).
         what: String,
     },
-    /// The file is larger than any checkpoint or result file could be ([`MAX_FILE_BYTES`]).
+    /// The file is larger than any checkpoint or result file could be (1 GiB: a job with the
+    /// most units takes about 100 bytes a unit at most).
     #[error(
         "{} is larger than any checkpoint or result file could be (over {limit} bytes); it was left untouched",
         path.display()
@@ -685,6 +686,23 @@ mod tests {
         assert!(matches!(err, StoreError::TooLarge { .. }), "{err}");
         assert!(err.is_bad_input());
         assert_eq!(head(&dir.path().join("none"), 8).unwrap(), None);
+    }
+
+    /// The bound on units that sizes the reading of result files is above every real job's.
+    /// (Planning N = 32 takes a while unoptimised: run with `--release`.)
+    #[cfg_attr(debug_assertions, ignore)]
+    #[test]
+    fn no_job_has_more_units_than_the_bound() {
+        use crate::Method;
+        for method in [Method::Plain, Method::Mirror, Method::D4, Method::Edge] {
+            let job = Job::new(32)
+                .unwrap()
+                .with_method(method)
+                .with_split_depth(4)
+                .unwrap();
+            let units = Plan::new(job).units().len();
+            assert!(units <= MAX_UNITS as usize, "{method:?}: {units}");
+        }
     }
 
     #[test]

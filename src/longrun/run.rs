@@ -231,15 +231,16 @@ impl Run {
     ///
     /// The checkpoint and the result file (`out`) are only ever regular files, written by
     /// replacing them whole (a temporary file renamed over them); a path that names a
-    /// directory, a device, a FIFO or a socket is refused ([`StoreError::NotRegular`]). A symbolic link there is
-    /// followed to the file it names, which is the file read, locked and replaced (the link
-    /// stays), except a link of another user in a sticky directory every user may write to
-    /// (`/tmp`), as Linux's `fs.protected_symlinks` refuses ([`StoreError::Link`]). An
-    /// existing result file must be empty or a result file of this program: any other file
-    /// there is not replaced ([`StoreError::WrongKind`]). No two of the checkpoint, the result
-    /// file and their lock files may be one file ([`RunError::SamePath`]). More shards than
-    /// the job has units are refused ([`RunError::TooManyShards`]). Temporary files that
-    /// killed runs left beside the two files are removed once their locks are held.
+    /// directory, a device, a FIFO or a socket is refused ([`StoreError::NotRegular`]). A
+    /// symbolic link there is followed to the file it names, which is the file read, locked
+    /// and replaced (the link stays), except a link of another user in a sticky directory
+    /// every user may write to (`/tmp`), as Linux's `fs.protected_symlinks` refuses
+    /// ([`StoreError::Link`]). An existing result file must be empty or a result file of this
+    /// program: any other file there is not replaced ([`StoreError::WrongKind`]). No two of
+    /// the checkpoint, the result file and their lock files may be one file
+    /// ([`RunError::SamePath`]). More shards than the job has units are refused
+    /// ([`RunError::TooManyShards`]). Temporary files that killed runs left beside the two
+    /// files are removed once their locks are held.
     pub fn prepare(mut self, engine: &Engine) -> Result<Prepared, RunError> {
         let plan = Arc::new(Plan::new(self.job.clone()));
         let spec = self.shard.unwrap_or(ShardSpec { index: 0, count: 1 });

@@ -6,6 +6,14 @@ mod cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // A file-size limit (`ulimit -f`) makes a write fail with EFBIG, which is reported like a
+    // full disk (a finished result then goes to standard output), instead of killing the
+    // process with SIGXFSZ and losing it.
+    #[cfg(unix)]
+    // SAFETY: called before any other thread exists; SIG_IGN installs no handler code.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     match cli::run() {
         Ok(code) => code,
         Err(err) => {

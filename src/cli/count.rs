@@ -49,6 +49,12 @@ pub fn parse_method_arg(s: &str) -> Result<Method, String> {
 }
 
 pub fn run(args: &CountArgs) -> Result<ExitCode> {
+    // Before anything else: a signal from now on stops a long run cleanly.
+    let signals = if args.long.active() {
+        Some(super::longrun::catch_signals()?)
+    } else {
+        None
+    };
     let threads = args.threads.unwrap_or_else(default_threads);
     let (method, depth) = args.long.defaults(args.n, args.method);
     let job = Job::new(args.n)?
@@ -60,13 +66,13 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
         None => job.with_default_split_depth(threads),
     };
     super::list::check_unique_place(args.unique, &args.place)?;
-    if !args.long.active() {
+    if signals.is_none() {
         args.long
             .confirm_whole(&job, threads, args.engine.cpu_kernel())?;
     }
     let engine = args.engine.engine(threads)?;
-    if args.long.active() {
-        return super::longrun::run(&args.long, job, &engine, args.json);
+    if let Some(signals) = signals {
+        return super::longrun::run(&args.long, job, &engine, args.json, signals);
     }
     let report = engine.count(&job)?;
     super::devices::warn_failed(&report.devices);

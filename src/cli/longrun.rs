@@ -2,6 +2,8 @@
 //!
 //! A checkpoint is written at least every `--checkpoint-every` seconds and when the run is
 //! stopped by SIGINT, SIGTERM or SIGHUP; the process then exits with 128 + the signal number.
+//! The handlers are installed first thing ([`catch_signals`]), before any file is touched; a
+//! signal ignored when the program starts (`nohup` ignores SIGHUP) stays ignored.
 //! Units still running when the signal came are not saved and are recomputed on resume: a unit
 //! is counted only once it is finished and reported by the engine.
 //!
@@ -110,8 +112,15 @@ pub fn confirm(cpu: Duration, threads: usize, yes: bool, hint: &str) -> Result<(
     estimate::check(cpu, threads, yes).map_err(|e| UsageError(format!("{e}; {hint}")).into())
 }
 
-/// Runs `job` on `engine` with the long-run options.
-pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<ExitCode> {
+/// Runs `job` on `engine` with the long-run options; `signals` are the handlers' flags
+/// ([`catch_signals`], called before anything else).
+pub fn run(
+    args: &LongRunArgs,
+    job: Job,
+    engine: &Engine,
+    json: bool,
+    signals: Signals,
+) -> Result<ExitCode> {
     if json && args.shard.is_some() && args.out.is_none() {
         return Err(UsageError(
             "--json with --shard needs --out FILE: without it, standard output carries the \
@@ -125,9 +134,7 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
             eprintln!("nqueens: {msg}");
         }
     };
-    let cancel = Arc::new(AtomicBool::new(false));
-    let signal = Arc::new(AtomicUsize::new(0));
-    register_signals(&cancel, &signal)?;
+    let Signals { cancel, signal } = signals;
     let mut run = Run::new(job)
         .confirm_above((!args.yes).then_some(estimate::CONFIRM_ABOVE))
         .cancel_on(cancel)
@@ -150,7 +157,7 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
     if let Some(path) = prepared.resumed_from() {
         note(format!(
             "resuming from {}: {} of {} units done",
-            path.display(),
+            shown_path(path),
             prepared.resumed(),
             prepared.units()
         ));
@@ -189,7 +196,10 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
         Finish::Stopped { done, units, saved } => {
             let sig = signal.load(Ordering::SeqCst);
             let saved = match saved {
-                Some(p) => format!("saved to {}; run the same command to resume", p.display()),
+                Some(p) => format!(
+                    "saved to {}; run the same command to resume",
+                    shown_path(&p)
+                ),
                 None => "nothing saved (no --checkpoint)".into(),
             };
             eprintln!("nqueens: stopped by signal {sig}: {done} of {units} units done, {saved}");
@@ -199,8 +209,19 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
     };
     super::devices::warn_failed(&done.report.devices);
     match &done.saved {
-        Some(Ok(out)) => note(format!("wrote {}", out.display())),
-        Some(Err(e)) => eprintln!("nqueens: {e}; the result follows on standard output"),
+        Some(Ok(out)) => note(format!("wrote {}", shown_path(out))),
+        // Said once, here, with what follows on standard output instead.
+        Some(Err(e)) => {
+            let follows = if args.shard.is_some() {
+                "the result file follows on standard output instead"
+            } else {
+                "the count follows on standard output as usual, but no result file was written"
+            };
+            eprintln!(
+                "nqueens: error: {}; {follows}",
+                super::escape(&e.to_string())
+            );
+        }
         None => {}
     }
     let mut stdout = std::io::stdout().lock();
@@ -227,22 +248,59 @@ pub fn run(args: &LongRunArgs, job: Job, engine: &Engine, json: bool) -> Result<
         }
     }
     stdout.flush()?;
-    if let Some(Err(e)) = done.saved {
-        return Err(e.into());
+    if let Some(Err(e)) = &done.saved {
+        // Already said above; the code of the error (1: the disk, the system).
+        return Ok(ExitCode::from(if e.is_bad_input() { 2 } else { 1 }));
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// SIGINT, SIGTERM and SIGHUP set `cancel` and record their number in `signal`; a second one
-/// while the first is being handled exits at once.
-fn register_signals(cancel: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -> Result<()> {
+/// `path` as quoted in a message: control characters escaped.
+fn shown_path(path: &std::path::Path) -> String {
+    super::escape(&path.display().to_string())
+}
+
+/// The flags the signal handlers set: `cancel` on any of them, `signal` its number.
+pub struct Signals {
+    cancel: Arc<AtomicBool>,
+    signal: Arc<AtomicUsize>,
+}
+
+/// Installs the handlers of a long run, first thing, so that a signal before the run starts
+/// still stops it cleanly (no lock file left, the line that says so): SIGINT, SIGTERM and
+/// SIGHUP set `cancel` and record their number; a second one while the first is being handled
+/// exits at once. A signal ignored when the program started stays ignored, as the GNU C
+/// Library's manual advises ("Basic Signal Handling"): `nohup` ignores SIGHUP so that the run
+/// goes on after the terminal closes, and a shell's background job ignores SIGINT.
+pub fn catch_signals() -> Result<Signals> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     use signal_hook::flag;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let signal = Arc::new(AtomicUsize::new(0));
     for sig in [SIGINT, SIGTERM, SIGHUP] {
+        if ignored(sig) {
+            continue;
+        }
         // Registered first, so it sees the flag as it was before this signal set it.
         flag::register_conditional_shutdown(sig, 128 + sig, cancel.clone())?;
         flag::register_usize(sig, signal.clone(), sig as usize)?;
         flag::register(sig, cancel.clone())?;
     }
-    Ok(())
+    Ok(Signals { cancel, signal })
+}
+
+/// Whether the signal `sig` is ignored (`SIG_IGN`) now.
+#[cfg(unix)]
+fn ignored(sig: libc::c_int) -> bool {
+    // SAFETY: with a null new action, sigaction only reads the current one into `old`, a
+    // zeroed plain C struct owned here.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+#[cfg(not(unix))]
+fn ignored(_sig: libc::c_int) -> bool {
+    false
 }

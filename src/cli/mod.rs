@@ -164,7 +164,26 @@ pub fn one_line(err: &anyhow::Error) -> String {
             line.push_str(&text);
         }
     }
-    line.split_whitespace().collect::<Vec<_>>().join(" ")
+    escape(&line.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// `s` with its control characters escaped as Rust writes them (`\u{1b}`, `\0`, `\n`), so that
+/// input quoted in a message cannot drive the terminal (`\x1b[2J` clears it) or hide a part
+/// of itself (a NUL byte); the marks that reorder text on screen (bidirectional embeddings,
+/// overrides and isolates) too.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else if bidi {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Whether the error is a write to a closed pipe.
@@ -207,12 +226,12 @@ pub fn whole<T: std::str::FromStr<Err = std::num::ParseIntError>>(s: &str) -> Re
 }
 
 /// `s` as quoted in an error message: its first 40 characters, so that a long input does not
-/// flood the one line.
+/// flood the one line, with control characters escaped ([`escape`]).
 pub fn shown(s: &str) -> String {
     const MAX: usize = 40;
     match s.char_indices().nth(MAX) {
-        Some((end, _)) => format!("{}…", &s[..end]),
-        None => s.to_string(),
+        Some((end, _)) => format!("{}…", escape(&s[..end])),
+        None => escape(s),
     }
 }
 

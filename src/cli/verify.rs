@@ -62,7 +62,7 @@ fn read_table(path: &Path) -> Result<BTreeMap<u32, Expected>> {
                 "{} line {}: {why} (expected N TOTAL [UNIQUE]): '{}'",
                 path.display(),
                 i + 1,
-                super::shown(line).escape_debug()
+                super::shown(line)
             ))
         };
         let words: Vec<&str> = line.split_whitespace().collect();

@@ -11,6 +11,15 @@
 //! A run that ends normally removes the lock file (while still holding the lock); a run that
 //! takes a lock checks that the file it locked is still the one at the path, so that it cannot
 //! lock a file just removed by a finishing holder while a third run locks a new one.
+//!
+//! What is at the lock path must be a lock file of this program: a symbolic link is never
+//! followed (the file is opened with `O_NOFOLLOW`), and a directory, a device, a FIFO or a file
+//! of other content is refused and left as it is ([`LockError::Foreign`]).
+//!
+//! A user who removes the lock file of a live run (taking it for one left by `kill -9`) does
+//! not let a second run in for long: the run checks its lock file at every progress tick
+//! ([`RunLock::check`]) and makes a new one at once. Should a second run have taken the new
+//! file first, the first run stops ([`LockError::Lost`]) and the second goes on alone.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{self, Read, Seek, Write};
@@ -24,6 +33,7 @@ use thiserror::Error;
 pub struct RunLock {
     file: File,
     path: PathBuf,
+    target: PathBuf,
 }
 
 /// Who holds a lock, as its lock file says.
@@ -42,7 +52,7 @@ pub enum LockError {
     #[error(
         "{} is in use by another nqueens run ({}); wait for it to end or stop it (lock file {})",
         target.display(),
-        holder.as_ref().map_or_else(|| "process ID unknown".to_string(), describe),
+        holder_words(holder),
         lock.display()
     )]
     Held {
@@ -51,6 +61,39 @@ pub enum LockError {
         /// The lock file beside it.
         lock: PathBuf,
         /// The holder, when its lock file could be read.
+        holder: Option<Holder>,
+    },
+    /// Something other than a lock file of this program is at the lock path: it is left as it
+    /// is, neither written nor removed.
+    #[error(
+        "cannot lock {}: {} is {what}, not a lock file of nqueens; it was left untouched \
+         (move it away if it is not needed)",
+        target.display(),
+        lock.display()
+    )]
+    Foreign {
+        /// The file the lock is for.
+        target: PathBuf,
+        /// The lock path.
+        lock: PathBuf,
+        /// What is there ("a symbolic link", "a file of other content").
+        what: &'static str,
+    },
+    /// The lock file was removed while this run held it, and another run has taken the new one
+    /// since: this run must stop writing the target.
+    #[error(
+        "the lock file {} was removed while this run held it, and another nqueens run ({}) has \
+         taken {} since; this run stops here and leaves the file to it",
+        lock.display(),
+        holder_words(holder),
+        target.display()
+    )]
+    Lost {
+        /// The file the lock is for.
+        target: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
+        /// The run that holds it now.
         holder: Option<Holder>,
     },
     /// The lock file could not be created or locked (a directory that does not exist or cannot
@@ -69,14 +112,18 @@ pub enum LockError {
 impl LockError {
     /// Whether another run holds the lock (as opposed to a failure of the system).
     pub fn is_held(&self) -> bool {
-        matches!(self, LockError::Held { .. })
+        matches!(self, LockError::Held { .. } | LockError::Lost { .. })
     }
 }
 
-fn describe(h: &Holder) -> String {
-    match &h.host {
-        Some(host) => format!("process {} on {host}", h.pid),
-        None => format!("process {}", h.pid),
+fn holder_words(holder: &Option<Holder>) -> String {
+    match holder {
+        Some(Holder {
+            pid,
+            host: Some(host),
+        }) => format!("process {pid} on {host}"),
+        Some(Holder { pid, host: None }) => format!("process {pid}"),
+        None => "process ID unknown".to_string(),
     }
 }
 
@@ -87,78 +134,171 @@ pub fn lock_path(target: &Path) -> PathBuf {
     target.with_file_name(name)
 }
 
+/// The most bytes a lock file of this program holds (a process ID and a host name are far
+/// less): a larger file is not one.
+const MAX_LOCK_BYTES: u64 = 4096;
+
 impl RunLock {
     /// Takes the lock of `target` (see [`lock_path`]) without waiting: another process holding
     /// it is [`LockError::Held`], naming its process ID. The target itself is not touched.
     pub fn acquire(target: &Path) -> Result<RunLock, LockError> {
         let path = lock_path(target);
-        let io_err = |source| LockError::Io {
+        let file = take(target, &path)?;
+        Ok(RunLock {
+            file,
+            path,
             target: target.to_path_buf(),
-            lock: path.clone(),
-            source,
-        };
-        // A finishing holder removes the file; a few tries find the one at the path.
-        for _ in 0..100 {
-            let mut file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&path)
-                .map_err(io_err)?;
-            match file.try_lock() {
-                Ok(()) => {}
-                Err(TryLockError::WouldBlock) => {
-                    return Err(LockError::Held {
-                        target: target.to_path_buf(),
-                        holder: read_holder(&mut file),
-                        lock: path,
-                    })
-                }
-                Err(TryLockError::Error(e)) => return Err(io_err(e)),
-            }
-            if !still_at(&file, &path) {
-                continue;
-            }
-            let host = gethostname::gethostname().to_string_lossy().into_owned();
-            let write = |f: &mut File| -> io::Result<()> {
-                f.set_len(0)?;
-                f.rewind()?;
-                f.write_all(format!("{} {host}\n", std::process::id()).as_bytes())?;
-                f.flush()
-            };
-            // Only for the message of a second run: a full disk that cannot take the PID leaves
-            // the lock held, and the run's own first save reports the disk, naming its file.
-            let _ = write(&mut file);
-            return Ok(RunLock { file, path });
-        }
-        Err(io_err(io::Error::other(
-            "the lock file keeps being replaced",
-        )))
+        })
     }
 
     /// The lock file.
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Checks that the lock file is still at its path, and when it is not (a user removed it),
+    /// makes and locks a new one at once. Fails only when another run has taken the new file
+    /// first ([`LockError::Lost`]): this run must then stop writing the target. A lock file
+    /// that cannot be made again now (its directory removed) is tried again at the next check.
+    pub fn check(&mut self) -> Result<(), LockError> {
+        if still_at(&self.file, &self.path) {
+            return Ok(());
+        }
+        match take(&self.target, &self.path) {
+            Ok(file) => {
+                // The old file, no longer at the path, is unlocked as it is dropped.
+                self.file = file;
+                Ok(())
+            }
+            Err(LockError::Held {
+                target,
+                lock,
+                holder,
+            }) => Err(LockError::Lost {
+                target,
+                lock,
+                holder,
+            }),
+            Err(_) => Ok(()),
+        }
+    }
+}
+
+/// Locks the lock file `path` of `target`, making it if needed.
+fn take(target: &Path, path: &Path) -> Result<File, LockError> {
+    let io_err = |source| LockError::Io {
+        target: target.to_path_buf(),
+        lock: path.to_path_buf(),
+        source,
+    };
+    let foreign = |what| LockError::Foreign {
+        target: target.to_path_buf(),
+        lock: path.to_path_buf(),
+        what,
+    };
+    // A finishing holder removes the file; a few tries find the one at the path.
+    for _ in 0..100 {
+        if let Ok(meta) = std::fs::symlink_metadata(path) {
+            if !meta.is_file() {
+                return Err(foreign(crate::longrun::store::kind_of(&meta.file_type())));
+            }
+        }
+        let mut file = open_no_follow(path).map_err(|e| {
+            if is_link_error(&e) {
+                foreign("a symbolic link")
+            } else {
+                io_err(e)
+            }
+        })?;
+        let meta = file.metadata().map_err(io_err)?;
+        if !meta.is_file() {
+            return Err(foreign(crate::longrun::store::kind_of(&meta.file_type())));
+        }
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                return Err(LockError::Held {
+                    target: target.to_path_buf(),
+                    holder: read_holder(&mut file),
+                    lock: path.to_path_buf(),
+                })
+            }
+            Err(TryLockError::Error(e)) => return Err(io_err(e)),
+        }
+        if !still_at(&file, path) {
+            continue;
+        }
+        // Empty (just made, or left so by a full disk) or a holder line: anything else is some
+        // other file of that name, left as it is.
+        let mut text = String::new();
+        let read = (&file).take(MAX_LOCK_BYTES + 1).read_to_string(&mut text);
+        if read.is_err()
+            || text.len() as u64 > MAX_LOCK_BYTES
+            || (!text.is_empty() && parse_holder(&text).is_none())
+        {
+            return Err(foreign("a file of other content"));
+        }
+        let host = gethostname::gethostname().to_string_lossy().into_owned();
+        let write = |f: &mut File| -> io::Result<()> {
+            f.set_len(0)?;
+            f.rewind()?;
+            f.write_all(format!("{} {host}\n", std::process::id()).as_bytes())?;
+            f.flush()
+        };
+        // Only for the message of a second run: a full disk that cannot take the PID leaves
+        // the lock held, and the run's own first save reports the disk, naming its file.
+        let _ = write(&mut file);
+        return Ok(file);
+    }
+    Err(io_err(io::Error::other(
+        "the lock file keeps being replaced",
+    )))
+}
+
+/// Opens (or makes) a lock file for reading and writing, never through a symbolic link, and
+/// without blocking on a FIFO put there.
+fn open_no_follow(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK,
+    );
+    options.open(path)
+}
+
+/// Whether opening failed because the path is a symbolic link (`O_NOFOLLOW`).
+fn is_link_error(e: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        e.raw_os_error() == Some(libc::ELOOP)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = e;
+        false
+    }
 }
 
 impl Drop for RunLock {
     fn drop(&mut self) {
         // Removed while still locked (the lock goes with the file handle, right after): a run
-        // that opened the old file sees it is no longer at the path and tries again.
-        if cfg!(unix) {
+        // that opened the old file sees it is no longer at the path and tries again. Only our
+        // own file: what a user put at the path after removing ours stays.
+        if cfg!(unix) && still_at(&self.file, &self.path) {
             let _ = std::fs::remove_file(&self.path);
         }
         let _ = self.file.unlock();
     }
 }
 
-/// Whether `path` still names the file open as `file` (on Unix: the same device and inode).
+/// Whether `path` still names the file open as `file` (on Unix: the same device and inode; a
+/// link at the path is not followed).
 #[cfg(unix)]
 fn still_at(file: &File, path: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
-    match (file.metadata(), std::fs::metadata(path)) {
+    match (file.metadata(), std::fs::symlink_metadata(path)) {
         (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
         _ => false,
     }
@@ -177,7 +317,7 @@ fn read_holder(file: &mut File) -> Option<Holder> {
         let mut text = String::new();
         let parsed = file
             .rewind()
-            .and_then(|()| file.read_to_string(&mut text))
+            .and_then(|()| (&*file).take(MAX_LOCK_BYTES).read_to_string(&mut text))
             .ok()
             .and_then(|_| parse_holder(&text));
         if parsed.is_some() || start.elapsed() > Duration::from_millis(200) {
@@ -244,6 +384,83 @@ mod tests {
         let err = RunLock::acquire(&dir.path().join("no/such/dir/q.ckpt")).unwrap_err();
         assert!(!err.is_held());
         assert!(err.to_string().starts_with("cannot lock"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn what_is_at_the_lock_path_and_not_ours_is_refused_and_left_untouched() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("v.ckpt");
+        let lock = lock_path(&target);
+        let precious = dir.path().join("precious");
+        std::fs::write(&precious, "keep me").unwrap();
+        let foreign = |what: &str| {
+            let err = RunLock::acquire(&target).unwrap_err();
+            assert!(
+                matches!(&err, LockError::Foreign { what: w, .. } if *w == what),
+                "{err}"
+            );
+            assert!(!err.is_held());
+            assert!(err.to_string().contains("left untouched"), "{err}");
+        };
+        // A link, to a file or to nothing: not followed, not removed.
+        symlink(&precious, &lock).unwrap();
+        foreign("a symbolic link");
+        assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me");
+        assert!(lock.symlink_metadata().unwrap().file_type().is_symlink());
+        std::fs::remove_file(&lock).unwrap();
+        symlink(dir.path().join("nothing"), &lock).unwrap();
+        foreign("a symbolic link");
+        assert!(!dir.path().join("nothing").exists());
+        std::fs::remove_file(&lock).unwrap();
+        // A directory, a FIFO.
+        std::fs::create_dir(&lock).unwrap();
+        foreign("a directory");
+        std::fs::remove_dir(&lock).unwrap();
+        let made = std::process::Command::new("mkfifo").arg(&lock).status();
+        if made.is_ok_and(|s| s.success()) {
+            foreign("a FIFO (named pipe)");
+            std::fs::remove_file(&lock).unwrap();
+        }
+        // A file of someone else's.
+        std::fs::write(&lock, "notes of mine\n").unwrap();
+        foreign("a file of other content");
+        assert_eq!(std::fs::read_to_string(&lock).unwrap(), "notes of mine\n");
+    }
+
+    #[test]
+    fn a_removed_lock_file_is_made_again_or_the_run_learns_it_lost_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("c.ckpt");
+        // Removed, then checked: a new lock file, and a second run is refused again.
+        let mut first = RunLock::acquire(&target).unwrap();
+        std::fs::remove_file(first.path()).unwrap();
+        first.check().unwrap();
+        let text = std::fs::read_to_string(first.path()).unwrap();
+        assert!(
+            text.starts_with(&format!("{} ", std::process::id())),
+            "{text}"
+        );
+        assert!(RunLock::acquire(&target).unwrap_err().is_held());
+        // Removed, and another run takes the new file first: the first learns it lost.
+        std::fs::remove_file(first.path()).unwrap();
+        let second = RunLock::acquire(&target).unwrap();
+        let err = first.check().unwrap_err();
+        assert!(matches!(err, LockError::Lost { .. }), "{err}");
+        assert!(err.is_held());
+        // The first, dropped, leaves the second's lock file in place.
+        drop(first);
+        assert!(second.path().exists());
+        assert!(RunLock::acquire(&target).unwrap_err().is_held());
+        drop(second);
+        assert!(!lock_path(&target).exists());
+        // A lock file that cannot be made again (its directory gone) is no loss of the lock.
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let mut lock = RunLock::acquire(&sub.join("r.json")).unwrap();
+        std::fs::remove_dir_all(&sub).unwrap();
+        lock.check().unwrap();
     }
 
     #[test]

@@ -8,6 +8,11 @@
 //! still running then are not saved and are recomputed on resume: a unit is counted only once
 //! it is finished and reported by the engine.
 //!
+//! A file-size limit (`ulimit -f`) kills a process with SIGXFSZ when a write passes it, unless
+//! the process ignores that signal, as the `nqueens` command does: the write then fails with
+//! EFBIG, and a finished result that cannot be saved is returned ([`Done::saved`]) as on a full
+//! disk.
+//!
 //! Split depth on resume: a job resumed from a checkpoint must have the checkpoint's depth
 //! ([`Run::defaults`] reads it for callers that let the user leave it out). Shards default to
 //! a depth that depends on the method and the number of shards only, never on the machine, so
@@ -15,7 +20,7 @@
 
 use super::checkpoint::Checkpoint;
 use super::estimate::{self, TooLong};
-use super::lock::{LockError, RunLock};
+use super::lock::{lock_path, LockError, RunLock};
 use super::shard::{self, ShardResult, ShardSpec};
 use super::store::{self, Identity, StoreError};
 use crate::engine::{Engine, Observer, Report, RunOptions, UnitTiming};
@@ -84,9 +89,28 @@ pub enum RunError {
     /// The run would take more CPU time than allowed unconfirmed ([`Run::confirm_above`]).
     #[error(transparent)]
     TooLong(#[from] TooLong),
-    /// The checkpoint and the result file are one file.
-    #[error("the checkpoint and the result file both name {}: the result would replace the checkpoint", .0.display())]
-    SamePath(PathBuf),
+    /// Two of the run's files (the checkpoint, the result file and their lock files) are one
+    /// file: one would replace or remove the other.
+    #[error("{first} and {second} both name {}; give them different names", path.display())]
+    SamePath {
+        /// The one file, as the first is named.
+        path: PathBuf,
+        /// What the first is ("the checkpoint", "the result file", "the checkpoint's lock file").
+        first: &'static str,
+        /// What the second is.
+        second: &'static str,
+    },
+    /// More shards than the job has units: every shard needs one at least.
+    #[error(
+        "{count} shards, but the job has only {units} units: every shard needs one at least \
+         (use at most {units} shards, or a larger --split-depth for more units)"
+    )]
+    TooManyShards {
+        /// The shards asked for.
+        count: u32,
+        /// The units of the job.
+        units: usize,
+    },
     /// The count failed (an OpenCL device counting alone failed); what was finished is saved.
     #[error("no count{saved}: {source}", saved = saved_note(.saved))]
     Count {
@@ -115,8 +139,10 @@ impl RunError {
     pub fn is_bad_input(&self) -> bool {
         match self {
             RunError::Store(e) => e.is_bad_input(),
-            RunError::Lock(e) => e.is_held(),
-            RunError::TooLong(_) | RunError::SamePath(_) => true,
+            RunError::Lock(e) => !matches!(e, LockError::Io { .. }),
+            RunError::TooLong(_) | RunError::SamePath { .. } | RunError::TooManyShards { .. } => {
+                true
+            }
             RunError::Count { .. } => false,
         }
     }
@@ -200,32 +226,63 @@ impl Run {
         (method, depth)
     }
 
-    /// Checks the files, takes their locks, plans the job, reads the checkpoint and estimates
+    /// Plans the job, checks the files, takes their locks, reads the checkpoint and estimates
     /// the work left: everything that can fail before counting fails here.
-    pub fn prepare(self, engine: &Engine) -> Result<Prepared, RunError> {
-        if let (Some((ckpt, _)), Some(out)) = (&self.checkpoint, &self.out) {
-            if same_file(ckpt, out) {
-                return Err(RunError::SamePath(out.clone()));
-            }
+    ///
+    /// The checkpoint and the result file (`out`) are only ever regular files, written by
+    /// replacing them whole (a temporary file renamed over them); a path that names a
+    /// directory, a device, a FIFO or a socket is refused ([`StoreError::NotRegular`]). A
+    /// symbolic link there is followed to the file it names, which is the file read, locked
+    /// and replaced (the link stays), except a link of another user in a sticky directory
+    /// every user may write to (`/tmp`), as Linux's `fs.protected_symlinks` refuses
+    /// ([`StoreError::Link`]). An existing result file must be empty or a result file of this
+    /// program: any other file there is not replaced ([`StoreError::WrongKind`]). No two of
+    /// the checkpoint, the result file and their lock files may be one file
+    /// ([`RunError::SamePath`]). More shards than the job has units are refused
+    /// ([`RunError::TooManyShards`]). Temporary files that killed runs left beside the two
+    /// files are removed once their locks are held.
+    pub fn prepare(mut self, engine: &Engine) -> Result<Prepared, RunError> {
+        let plan = Arc::new(Plan::new(self.job.clone()));
+        let spec = self.shard.unwrap_or(ShardSpec { index: 0, count: 1 });
+        let units = plan.units().len();
+        if spec.count as usize > units.max(1) {
+            return Err(RunError::TooManyShards {
+                count: spec.count,
+                units,
+            });
         }
+        // The files themselves, links followed: the ones read, locked and replaced.
+        if let Some((path, _)) = &mut self.checkpoint {
+            *path = store::resolve_target(path)?;
+        }
+        if let Some(out) = &mut self.out {
+            *out = store::resolve_target(out)?;
+        }
+        self.check_distinct()?;
         // Found now, not after hours of counting; each before its lock beside it.
         if let Some(out) = &self.out {
             store::check_writable(out)?;
+            check_replaceable(out)?;
         }
         if let Some((path, _)) = &self.checkpoint {
             store::check_writable(path)?;
         }
         // One run per file: a second run on the same checkpoint or result file stops here,
         // before reading the checkpoint.
-        let locks = [self.checkpoint.as_ref().map(|c| &c.0), self.out.as_ref()]
+        let targets: Vec<PathBuf> = [self.checkpoint.as_ref().map(|c| &c.0), self.out.as_ref()]
             .into_iter()
             .flatten()
+            .cloned()
+            .collect();
+        let locks = targets
+            .iter()
             .map(|p| RunLock::acquire(p))
             .collect::<Result<Vec<_>, _>>()?;
-        let plan = Arc::new(Plan::new(self.job.clone()));
+        for target in &targets {
+            store::remove_stale_temps(target);
+        }
         let identity = Identity::of(&plan);
         let costs = cost::estimate(&plan);
-        let spec = self.shard.unwrap_or(ShardSpec { index: 0, count: 1 });
         let parts = shard::assign(&costs, spec.count);
         let imbalance = shard::imbalance(&costs, &parts);
         let mine = parts[spec.index as usize].clone();
@@ -272,21 +329,57 @@ impl Run {
             ckpt,
             imbalance,
             cpu,
-            _locks: locks,
+            locks,
         })
+    }
+
+    /// Refuses a run two of whose files (the checkpoint, the result file, their lock files)
+    /// are one: a save would replace the other, or a lock's removal delete it.
+    fn check_distinct(&self) -> Result<(), RunError> {
+        let mut files: Vec<(&'static str, PathBuf)> = Vec::new();
+        if let Some((path, _)) = &self.checkpoint {
+            files.push(("the checkpoint", path.clone()));
+            files.push(("the checkpoint's lock file", lock_path(path)));
+        }
+        if let Some(out) = &self.out {
+            files.push(("the result file", out.clone()));
+            files.push(("the result file's lock file", lock_path(out)));
+        }
+        for (i, (first, a)) in files.iter().enumerate() {
+            for (second, b) in &files[i + 1..] {
+                if store::same_file(a, b) {
+                    return Err(RunError::SamePath {
+                        path: a.clone(),
+                        first,
+                        second,
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 }
 
-/// Whether two paths name the same file, whether or not it exists yet: the directory resolved
-/// (links, `..`), the file name as given.
-fn same_file(a: &Path, b: &Path) -> bool {
-    let resolve = |p: &Path| -> Option<PathBuf> {
-        Some(store::dir_of(p).canonicalize().ok()?.join(p.file_name()?))
+/// Refuses to replace a file at `out` that this program did not write: what is there must be
+/// empty or a shard result file (of any job: a run again replaces its own result).
+fn check_replaceable(out: &Path) -> Result<(), StoreError> {
+    const SHARD: &[u8] = br#"{"format":"nqueens-shard""#;
+    const CHECKPOINT: &[u8] = br#"{"format":"nqueens-checkpoint""#;
+    let Some(head) = store::head(out, SHARD.len().max(CHECKPOINT.len()))? else {
+        return Ok(());
     };
-    match (resolve(a), resolve(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => a == b,
+    if head.is_empty() || head.starts_with(SHARD) {
+        return Ok(());
     }
+    Err(StoreError::WrongKind {
+        path: out.to_path_buf(),
+        found: if head.starts_with(CHECKPOINT) {
+            "checkpoint (made by --checkpoint)"
+        } else {
+            "file that nqueens did not write"
+        },
+        expected: "shard result file, which alone it would replace".into(),
+    })
 }
 
 /// A run ready to count: its files locked (until it is dropped), its checkpoint read, its
@@ -306,7 +399,8 @@ pub struct Prepared {
     loaded: bool,
     imbalance: f64,
     cpu: Duration,
-    _locks: Vec<RunLock>,
+    /// Held until the run is dropped; checked as it goes ([`RunLock::check`]).
+    locks: Vec<RunLock>,
 }
 
 impl Prepared {
@@ -368,6 +462,8 @@ impl Prepared {
             progress: Tracker::new(eta, self.mine.len(), self.resumed),
             watch,
             error: None,
+            locks: &mut self.locks,
+            locks_checked: Instant::now(),
         };
         if driver.path.is_some() && self.resumed == 0 {
             // A first save at once: a path that cannot be written fails now, not after the
@@ -381,7 +477,7 @@ impl Prepared {
         };
         let outcome = engine.run(&self.plan, &opts, &mut driver);
         if let Some(e) = driver.error.take() {
-            return Err(e.into());
+            return Err(e);
         }
         if let Some(e) = outcome.device_failure() {
             // The device counting alone failed: what it finished is kept, no count is given.
@@ -402,6 +498,8 @@ impl Prepared {
         if path.is_some() {
             driver.save()?;
         }
+        // Still this run's to write: no other run took the result file's lock.
+        driver.check_locks(true)?;
         let elapsed = prior + driver.start.elapsed();
         let counts = self.ckpt.counts();
         let spec = self.run.shard.unwrap_or(ShardSpec { index: 0, count: 1 });
@@ -569,14 +667,33 @@ struct Driver<'a> {
     ckpt: &'a mut Checkpoint,
     progress: Tracker,
     watch: &'a mut dyn Watch,
-    error: Option<StoreError>,
+    error: Option<RunError>,
+    locks: &'a mut [RunLock],
+    /// When the locks were last checked.
+    locks_checked: Instant,
 }
 
+/// How often a run checks that its lock files are still in place ([`RunLock::check`]).
+const LOCK_CHECK: Duration = Duration::from_millis(100);
+
 impl Driver<'_> {
-    fn save(&mut self) -> Result<(), StoreError> {
+    /// Checks the locks (when [`LOCK_CHECK`] has passed, or `now`).
+    fn check_locks(&mut self, now: bool) -> Result<(), LockError> {
+        if now || self.locks_checked.elapsed() >= LOCK_CHECK {
+            self.locks_checked = Instant::now();
+            for lock in self.locks.iter_mut() {
+                lock.check()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn save(&mut self) -> Result<(), RunError> {
         let Some(path) = self.path else {
             return Ok(());
         };
+        // Never over the saves of a run that took the checkpoint over.
+        self.check_locks(true)?;
         self.ckpt.elapsed = self.prior + self.start.elapsed();
         self.ckpt.save(path)?;
         self.dirty = false;
@@ -585,13 +702,18 @@ impl Driver<'_> {
     }
 
     fn save_if_due(&mut self) -> ControlFlow<()> {
-        if self.dirty && self.last_save.elapsed() >= self.every {
-            if let Err(e) = self.save() {
+        let result = if self.dirty && self.last_save.elapsed() >= self.every {
+            self.save()
+        } else {
+            self.check_locks(false).map_err(RunError::from)
+        };
+        match result {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
                 self.error = Some(e);
-                return ControlFlow::Break(());
+                ControlFlow::Break(())
             }
         }
-        ControlFlow::Continue(())
     }
 }
 

@@ -277,6 +277,19 @@ impl ShardResult {
         if self.format != FORMAT {
             return Err(format!("not a shard file but '{}'", self.format));
         }
+        // Sizes no job has: refused before anything is allocated by them.
+        if self.identity.units > store::MAX_UNITS {
+            return Err(format!(
+                "{} units, more than any job has",
+                self.identity.units
+            ));
+        }
+        if self.shard.count > store::MAX_UNITS {
+            return Err(format!(
+                "shard {}: more shards than any job has units",
+                self.shard
+            ));
+        }
         match (self.identity.unique, self.unique) {
             (true, None) => {
                 return Err("the unique count of a job that counts it is missing".into())

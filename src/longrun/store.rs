@@ -8,7 +8,8 @@
 use crate::plan::{Plan, UNITS_VERSION};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::io::{self, Write};
+use std::fs;
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -145,6 +146,38 @@ pub enum StoreError {
     /// A set of shard files that does not make up one whole job.
     #[error("{0}")]
     ShardSet(String),
+    /// The path names something other than a regular file (a directory, a device, a FIFO): it
+    /// is neither read nor replaced.
+    #[error(
+        "{} is {what}, not a regular file; nqueens reads and writes only regular files, and left it untouched",
+        path.display()
+    )]
+    NotRegular {
+        /// The path as given.
+        path: PathBuf,
+        /// What it is ("a directory", "a symbolic link to a character device", ...).
+        what: String,
+    },
+    /// The file is larger than any checkpoint or result file could be (1 GiB: a job with the
+    /// most units takes about 100 bytes a unit at most).
+    #[error(
+        "{} is larger than any checkpoint or result file could be (over {limit} bytes); it was left untouched",
+        path.display()
+    )]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The most bytes a file may hold.
+        limit: u64,
+    },
+    /// A symbolic link that is not followed (see [`crate::longrun::Run::prepare`]).
+    #[error("{} is a symbolic link that is not followed: {reason}", path.display())]
+    Link {
+        /// The link.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl StoreError {
@@ -168,8 +201,17 @@ pub fn checksum(bytes: &[u8]) -> String {
 
 /// Writes `bytes` to `path` atomically and durably: a temporary file in the same directory is
 /// written and flushed to disk, renamed over `path`, and the directory is flushed, so that after
-/// a crash `path` holds either the old content or the new, never a mix.
+/// a crash `path` holds either the old content or the new, never a mix. Something at `path` that
+/// is not a regular file (a link, a directory, a device) is refused, never replaced.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    if let Ok(meta) = fs::symlink_metadata(path) {
+        if !meta.is_file() {
+            return Err(StoreError::NotRegular {
+                path: path.to_path_buf(),
+                what: kind_of(&meta.file_type()).to_string(),
+            });
+        }
+    }
     write_file_atomic(path, bytes).map_err(|source| StoreError::Write {
         path: path.to_path_buf(),
         source,
@@ -216,16 +258,28 @@ pub fn dir_of(path: &Path) -> &Path {
     }
 }
 
-/// A new temporary file in the directory of `path` (which it returns too), named after it.
-fn temp_beside(path: &Path) -> io::Result<(&Path, tempfile::NamedTempFile)> {
-    let dir = dir_of(path);
+/// Letters and digits in the name of a temporary file, between `.NAME.` and `.tmp`.
+const TEMP_RANDOM: usize = 6;
+
+/// The start of the names of the temporary files of `path`: `.NAME.`.
+fn temp_prefix(path: &Path) -> String {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let prefix = format!(".{name}.");
+    format!(".{name}.")
+}
+
+/// A new temporary file in the directory of `path` (which it returns too), named after it:
+/// `.NAME.` and [`TEMP_RANDOM`] letters or digits and `.tmp`.
+fn temp_beside(path: &Path) -> io::Result<(&Path, tempfile::NamedTempFile)> {
+    let dir = dir_of(path);
+    let prefix = temp_prefix(path);
     let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
+    builder
+        .prefix(&prefix)
+        .suffix(".tmp")
+        .rand_bytes(TEMP_RANDOM);
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
     let tmp = builder.tempfile_in(dir).map_err(reason_only)?;
@@ -242,12 +296,254 @@ fn sync_dir(_dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Reads a file whole.
-pub(crate) fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
-    std::fs::read(path).map_err(|source| StoreError::Read {
+/// Removes the temporary files that killed runs left beside `path`: regular files named exactly
+/// as [`temp_beside`] names those of `path` (`.NAME.`, [`TEMP_RANDOM`] letters or digits,
+/// `.tmp`), and nothing else. Only for a caller that holds the lock of `path`
+/// ([`crate::longrun::lock::RunLock`]): no live run of this program writes them then. Returns
+/// how many were removed.
+pub(crate) fn remove_stale_temps(path: &Path) -> usize {
+    let prefix = temp_prefix(path);
+    let Ok(entries) = fs::read_dir(dir_of(path)) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let ours = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|n| n.strip_suffix(".tmp"))
+            .is_some_and(|r| {
+                r.len() == TEMP_RANDOM && r.bytes().all(|b| b.is_ascii_alphanumeric())
+            });
+        // The entry's own type: a link of that name is not followed, nor removed.
+        if ours
+            && entry.file_type().is_ok_and(|t| t.is_file())
+            && fs::remove_file(entry.path()).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// The most units a job can have: the edge method at N = 32 and split depth 4 has 1,942,787,
+/// the most of any method, board and depth (checked by a test), rounded up to a power of two.
+/// A file that claims more is not one of this program's.
+pub const MAX_UNITS: u32 = 1 << 21;
+
+/// The most bytes a checkpoint or result file is read up to: 1 GiB, several times the largest
+/// real one (a job of [`MAX_UNITS`] units, at about 100 bytes a unit at most in either file).
+/// A larger file is refused before it is read.
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// What a file type is, in words, for messages: "a directory", "a FIFO (named pipe)".
+pub(crate) fn kind_of(t: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The refusal of `path`, which names `meta` (links followed), not a regular file.
+fn not_regular(path: &Path, meta: &fs::Metadata) -> StoreError {
+    let kind = kind_of(&meta.file_type());
+    let link = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    StoreError::NotRegular {
+        path: path.to_path_buf(),
+        what: if link {
+            format!("a symbolic link to {kind}")
+        } else {
+            kind.to_string()
+        },
+    }
+}
+
+/// Opens `path` for reading, refusing anything but a regular file: a FIFO or a device is never
+/// read (a FIFO would block, `/dev/zero` never ends). Links are followed: reading through one
+/// changes nothing.
+fn open_regular(path: &Path) -> Result<fs::File, StoreError> {
+    let read_err = |source| StoreError::Read {
         path: path.to_path_buf(),
         source,
-    })
+    };
+    let meta = fs::metadata(path).map_err(read_err)?;
+    if !meta.is_file() {
+        return Err(not_regular(path, &meta));
+    }
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    // A FIFO put in its place since the check above does not block the open; it is refused
+    // below. (No effect on a regular file.)
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(read_err)?;
+    let meta = file.metadata().map_err(read_err)?;
+    if !meta.is_file() {
+        return Err(not_regular(path, &meta));
+    }
+    Ok(file)
+}
+
+/// Reads a checkpoint or result file whole: a regular file of at most [`MAX_FILE_BYTES`].
+pub(crate) fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
+    let file = open_regular(path)?;
+    let too_large = || StoreError::TooLarge {
+        path: path.to_path_buf(),
+        limit: MAX_FILE_BYTES,
+    };
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if size > MAX_FILE_BYTES {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    // A file still growing stops at the limit.
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| StoreError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// The first `n` bytes of the file at `path` (fewer if it is shorter); `None` when nothing is
+/// there. Anything but a regular file is refused.
+pub(crate) fn head(path: &Path, n: usize) -> Result<Option<Vec<u8>>, StoreError> {
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        _ => {}
+    }
+    let file = open_regular(path)?;
+    let mut bytes = Vec::with_capacity(n);
+    file.take(n as u64)
+        .read_to_end(&mut bytes)
+        .map_err(|source| StoreError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    Ok(Some(bytes))
+}
+
+/// The most symbolic links followed from one path (Linux's own limit, `MAXSYMLINKS`).
+const MAX_LINKS: usize = 40;
+
+/// The file a run writes for `path`: `path` itself when it is a regular file or nothing yet,
+/// else the file the symbolic link there names, followed through every link (relative ones
+/// from the link's directory). What `path` names in the end must be a regular file or nothing
+/// yet: a directory, a device, a FIFO or a socket is refused ([`StoreError::NotRegular`]).
+/// A link in a directory that every user may write to and that is sticky (`/tmp`) is followed
+/// only when it belongs to this process's user or to the directory's owner, the rule of Linux's
+/// `fs.protected_symlinks` (Documentation/admin-guide/sysctl/fs.rst): a file replaced through a
+/// link another user planted there could be anyone's.
+pub(crate) fn resolve_target(path: &Path) -> Result<PathBuf, StoreError> {
+    let write_err = |source| StoreError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    match fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => return Err(not_regular(path, &meta)),
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(write_err(e)),
+    }
+    let mut at = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        let meta = match fs::symlink_metadata(&at) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(at),
+            Err(e) => return Err(write_err(e)),
+        };
+        if !meta.file_type().is_symlink() {
+            return Ok(at);
+        }
+        check_link(&at, &meta)?;
+        let to = fs::read_link(&at).map_err(write_err)?;
+        at = if to.is_absolute() {
+            to
+        } else {
+            dir_of(&at).join(to)
+        };
+    }
+    Err(write_err(io::Error::other(
+        "too many levels of symbolic links",
+    )))
+}
+
+/// Refuses to follow the link `link` (its own metadata `meta`) where Linux's
+/// `fs.protected_symlinks` would (see [`resolve_target`]).
+#[cfg(unix)]
+fn check_link(link: &Path, meta: &fs::Metadata) -> Result<(), StoreError> {
+    use std::os::unix::fs::MetadataExt;
+    let dir = dir_of(link);
+    let dir_meta = fs::metadata(dir).map_err(|source| StoreError::Write {
+        path: link.to_path_buf(),
+        source,
+    })?;
+    // SAFETY: geteuid takes nothing, cannot fail and touches no memory of ours.
+    let me = unsafe { libc::geteuid() };
+    let shared = dir_meta.mode() & 0o1002 == 0o1002;
+    if shared && meta.uid() != me && meta.uid() != dir_meta.uid() {
+        return Err(StoreError::Link {
+            path: link.to_path_buf(),
+            reason: format!(
+                "it belongs to another user (uid {}) and lies in {}, a sticky directory every \
+                 user may write to, where Linux's protected_symlinks would not follow it either",
+                meta.uid(),
+                dir.display()
+            ),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn check_link(_link: &Path, _meta: &fs::Metadata) -> Result<(), StoreError> {
+    Ok(())
+}
+
+/// Whether two paths name the same file: the same file on disk when both exist (hard links
+/// included), else the same directory (links and `..` resolved) and file name.
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (fs::metadata(a), fs::metadata(b)) {
+            if (x.dev(), x.ino()) == (y.dev(), y.ino()) {
+                return true;
+            }
+        }
+    }
+    let resolve =
+        |p: &Path| -> Option<PathBuf> { Some(dir_of(p).canonicalize().ok()?.join(p.file_name()?)) };
+    match (resolve(a), resolve(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
 }
 
 /// Parses `bytes` as JSON of type `T` with the checksum of its content checked: the JSON of the
@@ -314,6 +610,120 @@ mod tests {
             a.difference(&b).unwrap(),
             "the split depth is 2 here but 3 in the file"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn targets_resolve_through_links_and_anything_but_a_file_is_refused() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("real")).unwrap();
+        // A chain of links, relative to each link's directory, ending at nothing yet.
+        symlink("real/b", d.join("a")).unwrap();
+        symlink("c", d.join("real/b")).unwrap();
+        assert_eq!(resolve_target(&d.join("a")).unwrap(), d.join("real/c"));
+        write_atomic(&resolve_target(&d.join("a")).unwrap(), b"x").unwrap();
+        assert_eq!(std::fs::read(d.join("a")).unwrap(), b"x");
+        assert!(d
+            .join("a")
+            .symlink_metadata()
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        // A plain path is itself.
+        assert_eq!(resolve_target(&d.join("f")).unwrap(), d.join("f"));
+        // A directory, directly or through a link; a loop of links.
+        let err = resolve_target(&d.join("real")).unwrap_err();
+        assert!(
+            err.is_bad_input() && err.to_string().contains("is a directory"),
+            "{err}"
+        );
+        symlink("real", d.join("r")).unwrap();
+        let err = resolve_target(&d.join("r")).unwrap_err();
+        assert!(
+            err.to_string().contains("a symbolic link to a directory"),
+            "{err}"
+        );
+        symlink("loop", d.join("loop")).unwrap();
+        assert!(resolve_target(&d.join("loop")).is_err());
+        // write_atomic itself never replaces a link or a directory.
+        assert!(matches!(
+            write_atomic(&d.join("a"), b"y"),
+            Err(StoreError::NotRegular { .. })
+        ));
+        assert!(matches!(
+            write_atomic(&d.join("real"), b"y"),
+            Err(StoreError::NotRegular { .. })
+        ));
+        assert_eq!(std::fs::read(d.join("real/c")).unwrap(), b"x");
+        // One file under two names.
+        std::fs::hard_link(d.join("real/c"), d.join("h")).unwrap();
+        assert!(same_file(&d.join("h"), &d.join("real/c")));
+        assert!(same_file(&d.join("new"), &d.join("real/../new")));
+        assert!(!same_file(&d.join("new"), &d.join("real/new")));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn reads_refuse_fifos_and_files_too_large() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            // Refused at once: no writer would ever come.
+            let err = read(&fifo).unwrap_err();
+            assert!(err.to_string().contains("is a FIFO"), "{err}");
+            assert_eq!(head(&fifo, 8).unwrap_err().to_string(), err.to_string());
+        }
+        let big = dir.path().join("big");
+        // Sparse: no disk space taken.
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_FILE_BYTES + 1)
+            .unwrap();
+        let err = read(&big).unwrap_err();
+        assert!(matches!(err, StoreError::TooLarge { .. }), "{err}");
+        assert!(err.is_bad_input());
+        assert_eq!(head(&dir.path().join("none"), 8).unwrap(), None);
+    }
+
+    /// The bound on units that sizes the reading of result files is above every real job's.
+    /// (Planning N = 32 takes a while unoptimised: run with `--release`.)
+    #[cfg_attr(debug_assertions, ignore)]
+    #[test]
+    fn no_job_has_more_units_than_the_bound() {
+        use crate::Method;
+        for method in [Method::Plain, Method::Mirror, Method::D4, Method::Edge] {
+            let job = Job::new(32)
+                .unwrap()
+                .with_method(method)
+                .with_split_depth(4)
+                .unwrap();
+            let units = Plan::new(job).units().len();
+            assert!(units <= MAX_UNITS as usize, "{method:?}: {units}");
+        }
+    }
+
+    #[test]
+    fn only_our_own_leftover_temporaries_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("c.ckpt");
+        // One of our own, made as a save makes them.
+        let (_, tmp) = temp_beside(&target).unwrap();
+        let (_, kept) = tmp.keep().unwrap();
+        let others = [
+            ".c.ckpt.ab.tmp",
+            ".c.ckpt.abcdef.tmpx",
+            ".d.ckpt.abcdef.tmp",
+        ];
+        for name in others {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        assert!(kept.exists());
+        assert_eq!(remove_stale_temps(&target), 1);
+        assert!(!kept.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), others.len());
     }
 
     #[test]

@@ -52,7 +52,8 @@ pub struct WriteOptions {
 /// Why writing solutions failed.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
-    /// The request itself is invalid (for example unique with pre-placed queens).
+    /// The request cannot be carried out: it is invalid (for example unique with pre-placed
+    /// queens), or the worker threads could not be started ([`Error::ThreadPool`]).
     #[error(transparent)]
     Invalid(#[from] Error),
     /// Writing the output failed (a closed pipe, a full disk).
@@ -229,7 +230,13 @@ fn write_parallel<W: Write>(job: &Job, opts: &WriteOptions, out: W) -> Result<u6
         for _ in 0..opts.threads {
             let tx = announce_tx.clone();
             let shared = &shared;
-            scope.spawn(move || worker(shared, &tx));
+            let spawned =
+                std::thread::Builder::new().spawn_scoped(scope, move || worker(shared, &tx));
+            if let Err(e) = spawned {
+                // The workers started so far stop, and the scope waits for them.
+                shared.halt();
+                return Err(Error::ThreadPool(e.to_string()).into());
+            }
         }
         drop(announce_tx);
         let result = write_in_order(&shared, &announce_rx, opts, out);

@@ -16,7 +16,10 @@ pub enum Error {
         max: u32,
     },
     /// The split depth is outside `1..=max` for this board.
-    #[error("split depth must be between 1 and {max} for N = {n}, got {depth}")]
+    #[error(
+        "split depth must be {} for N = {n}, got {depth}",
+        if *max == 1 { "1".to_string() } else { format!("between 1 and {max}") }
+    )]
     SplitDepth {
         /// The depth asked for.
         depth: u32,

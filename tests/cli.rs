@@ -277,7 +277,8 @@ fn bad_input_is_one_line_and_exit_2() {
         None,
         "--checkpoint <FILE>",
     );
-    usage_error(&["count", "8", "--progress-every", "5"], None, "--progress");
+    // (--progress-every alone implies --progress: `messages_say_what_to_do`.)
+    usage_error(&["count", "8", "--progress-every", "5", "-q"], None, "cannot be used with");
     usage_error(
         &["count", "8", "--split-depth", "0"],
         None,
@@ -464,4 +465,84 @@ fn gnu_parallel_script_without_parallel_says_how_to_install() {
         "{err}"
     );
     assert!(!dir.path().join("out").exists());
+}
+
+/// Messages that say what to do (issue 22): the flag that resumes a checkpoint, an empty file, a
+/// file that is not ours, no "left untouched" where nothing would have been written, the
+/// subcommand's help, standard output named when it cannot be written.
+#[test]
+fn messages_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("c.json");
+    let c = ckpt.to_str().unwrap();
+    nq().args(["count", "10", "--unique", "-q", "--checkpoint", c])
+        .assert()
+        .success();
+    usage_error(
+        &["count", "10", "--checkpoint", c],
+        None,
+        "the file counts unique solutions and this run does not: resume it with --unique",
+    );
+    let empty = dir.path().join("e.json");
+    std::fs::write(&empty, "").unwrap();
+    let e = empty.to_str().unwrap();
+    usage_error(
+        &["count", "10", "--checkpoint", e],
+        None,
+        "e.json is empty, not a checkpoint",
+    );
+    let text = dir.path().join("passwd");
+    std::fs::write(&text, "root:x:0:0:root:/root:/bin/bash\n").unwrap();
+    let t = text.to_str().unwrap();
+    usage_error(&["merge", t], None, "passwd is not a shard file of nqueens");
+    for args in [&["merge", t][..], &["merge", c]] {
+        let err = String::from_utf8(nq().args(args).output().unwrap().stderr).unwrap();
+        assert!(!err.contains("untouched"), "merge writes nothing: {err}");
+    }
+    usage_error(
+        &["count", "8", "--kernel", "avx1024"],
+        None,
+        ", dfs or opencl)",
+    );
+    usage_error(
+        &["count", "8", "--shard", "-1/4"],
+        None,
+        "'-1/4' is not a shard I/M",
+    );
+    usage_error(
+        &["count", "1", "--split-depth", "2"],
+        None,
+        "split depth must be 1 for N = 1",
+    );
+    usage_error(&["count", "x"], None, "(see nqueens count --help)");
+    usage_error(
+        &["list", "8", "--format", "nope"],
+        None,
+        "(see nqueens list --help)",
+    );
+    usage_error(&["bogus"], None, "(see nqueens --help)");
+    // --progress-every alone implies --progress.
+    let out = nq()
+        .args(["count", "9", "--progress-every", "0"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nqueens: progress: 100.0%"));
+    if std::path::Path::new("/dev/full").exists() {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(["count", "10"])
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains("cannot write to standard output: No space left"),
+            "{err}"
+        );
+    }
 }

@@ -655,7 +655,7 @@ fn files_that_differ_in_one_identity_field_are_foreign() {
         ("the method is", |i| i.method = "d4".into()),
         ("the split depth", |i| i.split_depth += 1),
         ("the set of pre-placed queens", |i| i.placed = vec![[1, 2]]),
-        ("counting unique solutions", |i| i.unique = !i.unique),
+        ("unique solutions", |i| i.unique = !i.unique),
         ("the method used", |i| i.plan_method = "mirror".into()),
         ("the number of units", |i| i.units += 1),
         ("the unit version", |i| i.units_version += 1),

@@ -62,7 +62,7 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
         min_units: args.min_units,
         seed,
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout();
     let kernel = match args.engine.kernel {
         KernelChoice::Cpu(_) => engine.kernel().to_string(),
         KernelChoice::OpenCl => "opencl".into(),

@@ -76,13 +76,7 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
     }
     let report = engine.count(&job)?;
     super::devices::warn_failed(&report.devices);
-    print_report(
-        &mut std::io::stdout().lock(),
-        &report,
-        args.unique,
-        args.json,
-        None,
-    )?;
+    print_report(&mut super::stdout(), &report, args.unique, args.json, None)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -123,6 +117,6 @@ pub fn from_stdin() -> Result<ExitCode> {
     let hint = format!("run `nqueens count {n} --yes` to start it anyway");
     super::longrun::confirm(cpu, threads, false, &hint)?;
     let report = nqueens::count(&job, threads)?;
-    print_report(&mut std::io::stdout().lock(), &report, false, false, None)?;
+    print_report(&mut super::stdout(), &report, false, false, None)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 pub struct DevicesArgs {}
 
 pub fn run(_: &DevicesArgs) -> Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout();
     let kernels: Vec<&str> = nqueens::Kernel::ALL
         .into_iter()
         .rev()

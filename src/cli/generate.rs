@@ -76,7 +76,7 @@ pub fn run(args: &GenerateArgs) -> Result<ExitCode> {
                 .render(&mut text)?;
         }
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout();
     out.write_all(&text)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)

@@ -6,7 +6,6 @@ use clap::Args;
 use nqueens::format::Kind;
 use nqueens::solutions::{write_solutions, WriteError, WriteOptions};
 use nqueens::{Job, Queen};
-use std::io;
 use std::process::ExitCode;
 
 /// List every solution for an N×N board, in lexicographic order of the column sequence.
@@ -70,7 +69,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
         limit: args.limit,
         threads,
     };
-    match write_solutions(&job, &opts, io::stdout().lock()) {
+    match write_solutions(&job, &opts, super::stdout()) {
         // No solution at all is said as `solve` says it: a line on stderr and exit code 1.
         Ok(0) if opts.limit != Some(0) => {
             if args.place.is_empty() {

@@ -41,14 +41,15 @@ pub struct LongRunArgs {
     /// Show progress on stderr even when it is not a terminal: a line every --progress-every.
     #[arg(long)]
     progress: bool,
-    /// Seconds between progress lines when stderr is not a terminal.
-    #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_secs, requires = "progress")]
-    progress_every: Duration,
+    /// Seconds between progress lines when stderr is not a terminal [default: 10]; implies
+    /// --progress.
+    #[arg(long, value_name = "SECS", value_parser = parse_secs, conflicts_with = "quiet")]
+    progress_every: Option<Duration>,
     /// No progress and no notes on stderr.
     #[arg(short, long, conflicts_with = "progress")]
     quiet: bool,
     /// Compute only shard I of M (0-based) and print or write (--out) its result file.
-    #[arg(long, value_name = "I/M", value_parser = parse_shard)]
+    #[arg(long, value_name = "I/M", value_parser = parse_shard, allow_hyphen_values = true)]
     shard: Option<ShardSpec>,
     /// Start a run estimated to take more than an hour of CPU time (without it, such a run
     /// stops at once and prints the estimate). A resumed run or a shard counts only its part.
@@ -81,6 +82,7 @@ impl LongRunArgs {
             || self.shard.is_some()
             || self.out.is_some()
             || self.progress
+            || self.progress_every.is_some()
             || (!self.quiet && std::io::stderr().is_terminal())
     }
 
@@ -152,6 +154,10 @@ pub fn run(
         nqueens::longrun::RunError::TooLong(e) => {
             UsageError(format!("{e}; add --yes to start it anyway")).into()
         }
+        // A file the run would have written over: say that it was not.
+        nqueens::longrun::RunError::Store(e) if e.is_about_a_file() => {
+            UsageError(format!("{e}; it was left untouched")).into()
+        }
         e => anyhow::Error::new(e),
     })?;
     if let Some(path) = prepared.resumed_from() {
@@ -183,8 +189,8 @@ pub fn run(
         Mode::Off
     } else if std::io::stderr().is_terminal() {
         Mode::Bar
-    } else if args.progress {
-        Mode::Lines(args.progress_every)
+    } else if args.progress || args.progress_every.is_some() {
+        Mode::Lines(args.progress_every.unwrap_or(Duration::from_secs(10)))
     } else {
         Mode::Off
     };
@@ -224,7 +230,7 @@ pub fn run(
         }
         None => {}
     }
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = super::stdout();
     let resumed = Some(done.resumed);
     match args.shard {
         // The result file is a shard's output: on stdout when it was not written.

@@ -75,7 +75,7 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
         );
     }
     let id = &m.identity;
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout();
     if args.json {
         let j = MergeJson {
             n: id.n,

@@ -94,6 +94,7 @@ pub fn run() -> Result<ExitCode> {
 /// arguments), then its tips ("a similar argument exists: '--threads'"). A negative number where
 /// an option expects a value is said to be negative rather than an unknown argument.
 fn clap_line(text: &str, args: &[String]) -> String {
+    let help = help_hint(args);
     let mut paragraphs = text.split("\n\n");
     let first = paragraphs.next().unwrap_or("invalid arguments");
     let first = first.strip_prefix("error: ").unwrap_or(first);
@@ -108,9 +109,9 @@ fn clap_line(text: &str, args: &[String]) -> String {
         let option = args.get(i - 1).filter(|o| o.starts_with("--"));
         return match option {
             Some(option) => {
-                format!("{option} cannot be negative, got {value} (see nqueens --help)")
+                format!("{option} cannot be negative, got {value} ({help})")
             }
-            None => format!("unexpected negative number {value} (see nqueens --help)"),
+            None => format!("unexpected negative number {value} ({help})"),
         };
     }
     for tip in paragraphs
@@ -121,8 +122,24 @@ fn clap_line(text: &str, args: &[String]) -> String {
         line.push_str("; ");
         line.push_str(tip);
     }
-    line.push_str(" (see nqueens --help)");
+    line.push_str(&format!(" ({help})"));
     line
+}
+
+/// Where to read more about a usage error: the help of the subcommand the arguments name
+/// (`see nqueens count --help`), or the tool's.
+fn help_hint(args: &[String]) -> String {
+    use clap::CommandFactory;
+    let command = Cli::command();
+    let sub = args
+        .iter()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .filter(|a| command.find_subcommand(a.as_str()).is_some());
+    match sub {
+        Some(sub) => format!("see nqueens {sub} --help"),
+        None => "see nqueens --help".into(),
+    }
 }
 
 /// An error in what the user asked for (exit code 2), as opposed to a failure while doing it.
@@ -184,6 +201,31 @@ pub fn escape(s: &str) -> String {
         }
     }
     out
+}
+
+/// Standard output, locked, whose write errors name it: "cannot write to standard output: No
+/// space left on device" rather than the system's reason alone. The kind of error is kept (a
+/// closed pipe is still one: [`is_broken_pipe`]).
+pub fn stdout() -> Stdout {
+    Stdout(std::io::stdout().lock())
+}
+
+/// See [`stdout`].
+pub struct Stdout(std::io::StdoutLock<'static>);
+
+impl Stdout {
+    fn named(e: std::io::Error) -> std::io::Error {
+        std::io::Error::new(e.kind(), format!("cannot write to standard output: {e}"))
+    }
+}
+
+impl std::io::Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf).map_err(Stdout::named)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush().map_err(Stdout::named)
+    }
 }
 
 /// Whether the error is a write to a closed pipe.

@@ -4,7 +4,6 @@ use anyhow::Result;
 use clap::Args;
 use nqueens::format::{self, Kind, Printer};
 use nqueens::solutions::{construct, MAX_CONSTRUCT_N};
-use std::io;
 use std::process::ExitCode;
 
 /// Print one solution for an N×N board, for any N up to 4294967295, in time linear in N.
@@ -42,7 +41,7 @@ pub fn run(args: &SolveArgs) -> Result<ExitCode> {
         eprintln!("nqueens: {}", no_solution(args.n));
         return Ok(ExitCode::FAILURE);
     };
-    let mut printer = Printer::new(fmt, io::stdout().lock());
+    let mut printer = Printer::new(fmt, super::stdout());
     printer.solution(args.n, solution)?;
     drop(printer.finish()?);
     Ok(ExitCode::SUCCESS)

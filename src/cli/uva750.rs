@@ -4,7 +4,7 @@ use super::UsageError;
 use anyhow::Result;
 use clap::Args;
 use nqueens::solutions::uva750;
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 /// The most input read: real judge inputs are far smaller.
@@ -21,7 +21,7 @@ pub struct Uva750Args {}
 pub fn run(_args: &Uva750Args) -> Result<ExitCode> {
     let text = super::read_stdin(MAX_INPUT, "UVa 750 input")?;
     let datasets = uva750::parse(&text).map_err(|e| UsageError(e.to_string()))?;
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(super::stdout());
     uva750::write(&mut out, &datasets)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)

@@ -133,7 +133,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         .sum();
     super::longrun::confirm(cpu, threads, args.yes, "add --yes to start it anyway")?;
     let engine = args.engine.engine(threads)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout();
     if args.unique {
         writeln!(
             out,

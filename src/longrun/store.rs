@@ -77,7 +77,19 @@ impl Identity {
             .or_else(|| differ("the method", &self.method, &other.method))
             .or_else(|| differ("the split depth", &self.split_depth, &other.split_depth))
             .or_else(|| differ("the set of pre-placed queens", &self.placed, &other.placed))
-            .or_else(|| differ("counting unique solutions", &self.unique, &other.unique))
+            .or_else(|| {
+                (self.unique != other.unique).then(|| {
+                    if other.unique {
+                        "the file counts unique solutions and this run does not: resume it with \
+                         --unique"
+                            .to_string()
+                    } else {
+                        "this run counts unique solutions and the file does not: resume it \
+                         without --unique"
+                            .to_string()
+                    }
+                })
+            })
             .or_else(|| differ("the method used", &self.plan_method, &other.plan_method))
             .or_else(|| differ("the number of units", &self.units, &other.units))
             .or_else(|| {
@@ -116,8 +128,10 @@ pub enum StoreError {
         /// Why.
         source: io::Error,
     },
-    /// The file is damaged: not the format, truncated, or its checksum does not match.
-    #[error("{} is corrupt or truncated ({reason}); it was left untouched", path.display())]
+    /// The file is damaged: not the format, truncated, or its checksum does not match. (The
+    /// messages of the errors about a file's content do not say that the file was left as it
+    /// was: no read changes it; the command line says so where a run would have written it.)
+    #[error("{} is corrupt or truncated ({reason})", path.display())]
     Corrupt {
         /// The file.
         path: PathBuf,
@@ -126,7 +140,7 @@ pub enum StoreError {
     },
     /// The file is the other kind of file this program writes (a shard result given as a
     /// checkpoint, or the reverse).
-    #[error("{} is a {found}, not a {expected}; it was left untouched", path.display())]
+    #[error("{} is a {found}, not a {expected}", path.display())]
     WrongKind {
         /// The file.
         path: PathBuf,
@@ -136,12 +150,28 @@ pub enum StoreError {
         expected: String,
     },
     /// The file is intact but belongs to another job.
-    #[error("{} belongs to another job ({reason}); it was left untouched", path.display())]
+    #[error("{} belongs to another job ({reason})", path.display())]
     Foreign {
         /// The file.
         path: PathBuf,
         /// How the jobs differ.
         reason: String,
+    },
+    /// The file is empty: a file this program writes never is (it writes a whole file or none).
+    #[error("{} is empty, not a {kind} (nqueens never writes an empty one)", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+        /// What it should have been.
+        kind: String,
+    },
+    /// The file is not one this program writes at all (it does not begin as they all do).
+    #[error("{} is not a {kind} of nqueens (nor any file nqueens writes)", path.display())]
+    NotOurs {
+        /// The file.
+        path: PathBuf,
+        /// What it should have been.
+        kind: String,
     },
     /// A set of shard files that does not make up one whole job.
     #[error("{0}")]
@@ -161,7 +191,7 @@ pub enum StoreError {
     /// The file is larger than any checkpoint or result file could be (1 GiB: a job with the
     /// most units takes about 100 bytes a unit at most).
     #[error(
-        "{} is larger than any checkpoint or result file could be (over {limit} bytes); it was left untouched",
+        "{} is larger than any checkpoint or result file could be (over {limit} bytes)",
         path.display()
     )]
     TooLarge {
@@ -185,6 +215,20 @@ impl StoreError {
     /// system (a full disk).
     pub fn is_bad_input(&self) -> bool {
         !matches!(self, StoreError::Write { .. })
+    }
+
+    /// Whether the error is about what a file holds (or is): a file the user named that this
+    /// program refuses to use, and so leaves as it is.
+    pub fn is_about_a_file(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Corrupt { .. }
+                | StoreError::WrongKind { .. }
+                | StoreError::Foreign { .. }
+                | StoreError::Empty { .. }
+                | StoreError::NotOurs { .. }
+                | StoreError::TooLarge { .. }
+        )
     }
 }
 
@@ -563,6 +607,20 @@ where
         path: path.to_path_buf(),
         reason,
     };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(StoreError::Empty {
+            path: path.to_path_buf(),
+            kind: kind.to_string(),
+        });
+    }
+    // Every file this program writes begins with its format's name, `{"format":"nqueens-`: a
+    // file that does not is someone else's, not a damaged one of ours.
+    if !bytes.starts_with(br#"{"format":"nqueens-"#) {
+        return Err(StoreError::NotOurs {
+            path: path.to_path_buf(),
+            kind: kind.to_string(),
+        });
+    }
     let mut value: T = serde_json::from_slice(bytes).map_err(|e| {
         // The other kind of file of this program, given in the wrong place, is named as such.
         let format = serde_json::from_slice::<serde_json::Value>(bytes)

@@ -156,7 +156,7 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
             })
             || e.downcast_ref::<nqueens::longrun::StoreError>()
                 .is_some_and(|e| e.is_bad_input())
-            || e.downcast_ref::<nqueens::longrun::LockError>()
+            || e.downcast_ref::<nqueens::longrun::lock::LockError>()
                 .is_some_and(|e| e.is_held())
             || e.downcast_ref::<nqueens::longrun::RunError>()
                 .is_some_and(|e| e.is_bad_input())

@@ -27,7 +27,6 @@ pub(crate) mod shard;
 pub(crate) mod store;
 
 pub use checkpoint::Checkpoint;
-pub use lock::LockError;
 pub use run::{Done, Finish, Prepared, Progress, Run, RunError, Watch};
 pub use shard::{merge_files, Disagreement, MergeError, Merged, ShardResult, ShardSpec};
 pub use store::{Identity, StoreError};

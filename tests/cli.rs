@@ -278,7 +278,11 @@ fn bad_input_is_one_line_and_exit_2() {
         "--checkpoint <FILE>",
     );
     // (--progress-every alone implies --progress: `messages_say_what_to_do`.)
-    usage_error(&["count", "8", "--progress-every", "5", "-q"], None, "cannot be used with");
+    usage_error(
+        &["count", "8", "--progress-every", "5", "-q"],
+        None,
+        "cannot be used with",
+    );
     usage_error(
         &["count", "8", "--split-depth", "0"],
         None,

@@ -1,7 +1,7 @@
 //! Cheap estimates of how long each work unit takes, for honest progress bars and balanced shards.
 //!
-//! Each method estimates its own units ([`crate::search::method::Search::estimate`]): plain,
-//! mirror and d4 by looking a few rows ahead ([`crate::search::lookahead`]; d4 through its
+//! Each method estimates its own units (`search::method::Search::estimate`): plain,
+//! mirror and d4 by looking a few rows ahead (`search::lookahead`; d4 through its
 //! branches' bound masks), edge by its own product of free squares (its units are nearly equal
 //! in cost; the look-ahead spread them over six orders of magnitude). This module scales them
 //! for a plan.

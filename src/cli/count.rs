@@ -24,9 +24,10 @@ pub struct CountArgs {
     split_depth: Option<u32>,
     /// Search method: edge (the four edge queens first, one search per class of them; total and
     /// unique in one pass; the fastest), d4 (all 8 symmetries, top down), mirror (halves the
-    /// search by left-right symmetry) or plain (no symmetry). With --place, edge and d4 fall back
-    /// to mirror unless every symmetry maps the queens to themselves (the report names the method).
-    /// [default: edge, or the method of the checkpoint being resumed]
+    /// search by left-right symmetry) or plain (no symmetry). With --place, a method whose
+    /// symmetry the queens break falls back: edge and d4 to mirror when the queens are their own
+    /// mirror image, else to plain, and mirror to plain; a note on stderr and the report name the
+    /// method that ran. [default: edge, or the method of the checkpoint being resumed]
     #[arg(long, value_parser = parse_method_arg)]
     method: Option<Method>,
     /// Also count the solutions distinct up to rotation and reflection (printed after the total).
@@ -55,6 +56,7 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
         .with_method(method)
         .with_unique(args.unique)
         .with_placed(&args.place)?;
+    note_fallback(&job);
     let job = match args.split_depth.or(depth) {
         Some(depth) => job.with_split_depth(depth)?,
         None => job.with_default_split_depth(threads),
@@ -78,6 +80,18 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
         None,
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says on stderr when pre-placed queens make the job count with another method than the one
+/// asked for (the report names it too), so that the change is never silent.
+fn note_fallback(job: &Job) {
+    let ran = job.effective_method();
+    if !job.placed().is_empty() && ran != job.method() {
+        eprintln!(
+            "nqueens: --place: the queens break the symmetry {} needs; counting with {ran}",
+            job.method()
+        );
+    }
 }
 
 /// Reads N from standard input (the BOJ 9663 form) and prints the count.

@@ -7,11 +7,11 @@
 //! `scaling.json` on standard output), and a signal stops the runs but writes what was
 //! measured, marked partial.
 
-use super::progress::{clock, fit, Fitted};
+use super::progress::{clock, fit, stderr_target, Fitted};
 use super::{parse_n, UsageError};
 use anyhow::Result;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget};
+use indicatif::ProgressBar;
 use nqueens::bench::{self, export, machine::Machine, BenchError, Progress, Report, Settings};
 use nqueens::known::{self, MAX_KNOWN_N};
 use std::io::{IsTerminal, Write};
@@ -153,8 +153,7 @@ impl Display {
         let start = Instant::now();
         let step: Arc<Mutex<Option<Step>>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
-        let bar = bar
-            .then(|| ProgressBar::with_draw_target(Some(1_000_000), ProgressDrawTarget::stderr()));
+        let bar = bar.then(|| ProgressBar::with_draw_target(Some(1_000_000), stderr_target()));
         let ticker = (bar.is_some() || lines).then(|| {
             let (step, stop, bar) = (step.clone(), stop.clone(), bar.clone());
             std::thread::spawn(move || {

@@ -5,10 +5,14 @@
 //!
 //! The bar's line fits the terminal's width ([`terminal_width`], read at every redraw): a line
 //! that wraps cannot be cleared whole, and the part left would stand above the next message.
-//! It keeps [`ECHO_ROOM`] columns free for the `^C` the terminal echoes after it.
+//! indicatif pads the line to the width it is told and leaves the cursor at its end; it is told
+//! [`ECHO_ROOM`] columns fewer than there are ([`stderr_target`]), so that the `^C` a terminal
+//! echoes when the user stops a run stays on the bar's line, which the clearing then removes
+//! whole.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 use nqueens::longrun::{Progress, Watch};
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 /// How progress is shown.
@@ -49,6 +53,86 @@ pub fn terminal_width() -> usize {
         .and_then(|c| c.trim().parse::<usize>().ok())
         .filter(|&c| c > 0)
         .unwrap_or(80)
+}
+
+/// The height of the terminal on stderr, in rows: `TIOCGWINSZ`, else 24.
+fn terminal_height() -> usize {
+    #[cfg(unix)]
+    {
+        let mut size = std::mem::MaybeUninit::<libc::winsize>::zeroed();
+        // SAFETY: as in `terminal_width`.
+        let (rc, size) = unsafe {
+            let rc = libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, size.as_mut_ptr());
+            (rc, size.assume_init())
+        };
+        if rc == 0 && size.ws_row > 0 {
+            return usize::from(size.ws_row);
+        }
+    }
+    24
+}
+
+/// Standard error as indicatif's terminal, [`ECHO_ROOM`] columns narrower than it is (see the
+/// module).
+#[derive(Debug)]
+struct EchoSafeStderr;
+
+impl EchoSafeStderr {
+    fn write(&self, s: &str) -> std::io::Result<()> {
+        std::io::stderr().lock().write_all(s.as_bytes())
+    }
+}
+
+impl TermLike for EchoSafeStderr {
+    fn width(&self) -> u16 {
+        let width = terminal_width().max(NARROWEST) - ECHO_ROOM;
+        u16::try_from(width).unwrap_or(u16::MAX)
+    }
+    fn height(&self) -> u16 {
+        u16::try_from(terminal_height()).unwrap_or(u16::MAX)
+    }
+    fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.write(&format!("\x1b[{n}A"))
+    }
+    fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.write(&format!("\x1b[{n}B"))
+    }
+    fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.write(&format!("\x1b[{n}C"))
+    }
+    fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.write(&format!("\x1b[{n}D"))
+    }
+    fn write_line(&self, s: &str) -> std::io::Result<()> {
+        self.write(&format!("{s}\n"))
+    }
+    fn write_str(&self, s: &str) -> std::io::Result<()> {
+        self.write(s)
+    }
+    fn clear_line(&self) -> std::io::Result<()> {
+        self.write("\r\x1b[2K")
+    }
+    fn flush(&self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
+}
+
+/// A draw target on stderr (a terminal) that leaves room for an echoed `^C` (see the module),
+/// redrawn at most 20 times a second.
+pub fn stderr_target() -> ProgressDrawTarget {
+    ProgressDrawTarget::term_like_with_hz(Box::new(EchoSafeStderr), 20)
 }
 
 /// The columns a bar takes in a line `width` columns wide: 30 on a wide terminal, fewer on a
@@ -126,7 +210,7 @@ impl Display {
     /// A display in `mode`.
     pub fn new(mode: Mode) -> Display {
         let bar = (mode == Mode::Bar).then(|| {
-            let bar = ProgressBar::with_draw_target(Some(1_000_000), ProgressDrawTarget::stderr());
+            let bar = ProgressBar::with_draw_target(Some(1_000_000), stderr_target());
             let fitted = Fitted::new(&bar);
             (bar, fitted)
         });

@@ -385,6 +385,7 @@ pub fn run_until(
         progress,
         rows: Vec::new(),
         projections: Vec::new(),
+        depths: Default::default(),
     };
     let mut n = settings.n_min;
     let mut partial = None;
@@ -436,9 +437,21 @@ struct Harness<'a> {
     progress: &'a mut dyn Progress,
     rows: Vec<Row>,
     projections: Vec<ProjectionRow>,
+    /// The split depths of each (N, threads, method), once worked out: the default depth makes
+    /// plans, and the expected time of the rest of the range asks for them at every step.
+    depths: std::cell::RefCell<BTreeMap<(u32, usize, Method), Vec<u32>>>,
 }
 
 impl Harness<'_> {
+    /// [`Settings::depths`], remembered.
+    fn depths(&self, n: u32, threads: usize, method: Method) -> Vec<u32> {
+        self.depths
+            .borrow_mut()
+            .entry((n, threads, method))
+            .or_insert_with(|| self.settings.depths(n, threads, method))
+            .clone()
+    }
+
     /// Whether every configuration is measured at `n` (else only the scaling runs).
     fn full_set(&self, n: u32) -> bool {
         self.settings.budget_s.is_none() || n <= FULL_SET_MAX_N
@@ -464,7 +477,7 @@ impl Harness<'_> {
         for method in methods {
             for (i, engine) in self.engines.iter().enumerate() {
                 let threads = engine.threads();
-                for k in self.settings.depths(n, threads, method) {
+                for k in self.depths(n, threads, method) {
                     configs.push(Config {
                         work: Work::Engine { method, threads },
                         engine: Some((i, k)),

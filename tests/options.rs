@@ -203,6 +203,25 @@ fn a_method_change_under_place_is_said_on_stderr() {
             "{args:?}"
         );
     }
+    // On the long-run path (--out here) the note follows the run, whose checks come first.
+    let dir = tempfile::tempdir().unwrap();
+    let out = nq()
+        .args(["count", "8", "--place", "1,1", "--quiet", "--out"])
+        .arg(dir.path().join("r.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, b"4\n");
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "nqueens: --place: the queens break the symmetry edge needs; counted with plain\n"
+    );
+    // A refused job gets its one line alone.
+    let out = nq()
+        .args(["count", "8", "--place", "1,1", "--unique"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8(out.stderr).unwrap().lines().count(), 1);
     // The centre of an odd board keeps every symmetry: no change, no note.
     let out = nq()
         .args(["count", "9", "--place", "5,5", "--json"])

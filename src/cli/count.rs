@@ -56,7 +56,6 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
         .with_method(method)
         .with_unique(args.unique)
         .with_placed(&args.place)?;
-    note_fallback(&job);
     let job = match args.split_depth.or(depth) {
         Some(depth) => job.with_split_depth(depth)?,
         None => job.with_default_split_depth(threads),
@@ -67,9 +66,15 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
             .confirm_whole(&job, threads, args.engine.cpu_kernel())?;
     }
     let engine = args.engine.engine(threads)?;
+    // The note on a method change comes once nothing can refuse the job any more, so that a
+    // refusal is one line alone: before the count here, after it on the long-run path (whose
+    // checks come with the run).
     if args.long.active() {
-        return super::longrun::run(&args.long, job, &engine, args.json);
+        let code = super::longrun::run(&args.long, job.clone(), &engine, args.json)?;
+        note_fallback(&job, "counted");
+        return Ok(code);
     }
+    note_fallback(&job, "counting");
     let report = engine.count(&job)?;
     super::devices::warn_failed(&report.devices);
     print_report(
@@ -83,12 +88,13 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
 }
 
 /// Says on stderr when pre-placed queens make the job count with another method than the one
-/// asked for (the report names it too), so that the change is never silent.
-fn note_fallback(job: &Job) {
+/// asked for (the report names it too), so that the change is never silent; `verb` is
+/// "counting" or "counted".
+fn note_fallback(job: &Job, verb: &str) {
     let ran = job.effective_method();
     if !job.placed().is_empty() && ran != job.method() {
         eprintln!(
-            "nqueens: --place: the queens break the symmetry {} needs; counting with {ran}",
+            "nqueens: --place: the queens break the symmetry {} needs; {verb} with {ran}",
             job.method()
         );
     }

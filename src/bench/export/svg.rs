@@ -274,10 +274,13 @@ impl Exporter for TimePlot {
         } else {
             (1e-3, 1.0)
         };
-        let (n_min, n_max) = (
-            report.settings.n_min,
-            report.settings.n_max.max(report.settings.n_min + 1),
-        );
+        // The N measured (an open range ends before its settings' largest N; a stopped one may
+        // have measured none).
+        let measured = |f: fn(u32, u32) -> u32| report.rows.iter().map(|r| r.n).reduce(f);
+        let n_min = measured(u32::min).unwrap_or(report.settings.n_min);
+        let n_max = measured(u32::max)
+            .unwrap_or(report.settings.n_max)
+            .max(n_min + 1);
         let mut svg = String::new();
         {
             let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
@@ -421,6 +424,22 @@ mod tests {
             plain.matches("fill=\"none\"").count() + 1,
             "{svg}"
         );
+    }
+
+    #[test]
+    fn the_time_axis_spans_the_n_measured() {
+        // An open range up to 27 that measured N = 10 and 11: the axis ends at 11.
+        let mut report = sample();
+        report.settings.n_max = 27;
+        report.settings.budget_s = Some(600);
+        let time = String::from_utf8(TimePlot.render(&report).unwrap()).unwrap();
+        // plotters writes each label's text on a line of its own.
+        let labels = |svg: &str, n: u32| svg.contains(&format!(">\n{n}\n</text>"));
+        assert!(labels(&time, 10) && labels(&time, 11), "{time}");
+        assert!(!labels(&time, 12) && !labels(&time, 27));
+        // No row at all (stopped at once): still a plot.
+        report.rows.clear();
+        assert!(TimePlot.render(&report).is_ok() && ScalingPlot.render(&report).is_ok());
     }
 
     #[test]

@@ -59,7 +59,8 @@ fn a_small_benchmark_writes_five_valid_files() {
             "tail_share",
             "kernel",
             "counts_per_run",
-            "too_short"
+            "too_short",
+            "short_for_scaling"
         ]
     );
     let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
@@ -227,4 +228,208 @@ fn bad_settings_get_one_line_and_exit_code_2() {
     }
     // Nothing was measured or written.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// `nqueens bench` with tiny settings (N = 6 and 7, one thread, one run) and `extra`, run in
+/// `dir`.
+fn tiny(dir: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    nq().current_dir(dir)
+        .args(["bench", "--n-min", "6", "--n-max", "7", "--threads", "1"])
+        .args(["--repeat", "1", "--min-run-ms", "1"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_second_benchmark_never_replaces_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    // The default folder: the second run of the day goes to a new one, and says so.
+    let first = tiny(dir.path(), &[]);
+    assert!(first.status.success(), "{first:?}");
+    let first_json = String::from_utf8(first.stdout).unwrap();
+    let first_json = first_json
+        .lines()
+        .find(|l| l.ends_with("scaling.json"))
+        .unwrap();
+    let before = std::fs::read(dir.path().join(first_json)).unwrap();
+    let second = tiny(dir.path(), &[]);
+    assert!(second.status.success(), "{second:?}");
+    let err = String::from_utf8(second.stderr).unwrap();
+    assert!(
+        err.contains("holds an earlier benchmark; writing to results/"),
+        "{err}"
+    );
+    let second_json = String::from_utf8(second.stdout).unwrap();
+    let second_json = second_json
+        .lines()
+        .find(|l| l.ends_with("scaling.json"))
+        .unwrap();
+    assert_eq!(
+        second_json,
+        first_json.replace("/scaling.json", "-2/scaling.json")
+    );
+    assert_eq!(std::fs::read(dir.path().join(first_json)).unwrap(), before);
+    // --out naming a folder with results: refused before any run, unless --overwrite.
+    let out = dir.path().join("mine");
+    assert!(tiny(dir.path(), &["--out", "mine"]).status.success());
+    let again = tiny(dir.path(), &["--out", "mine"]);
+    assert_eq!(again.status.code(), Some(2));
+    let err = String::from_utf8(again.stderr).unwrap();
+    assert!(err.starts_with("nqueens: error: mine already holds the results of a benchmark"));
+    assert!(
+        err.contains("add --overwrite") && err.lines().count() == 1,
+        "{err}"
+    );
+    let json = std::fs::read(out.join("scaling.json")).unwrap();
+    let replaced = tiny(dir.path(), &["--out", "mine", "--overwrite"]);
+    assert!(replaced.status.success());
+    assert_ne!(std::fs::read(out.join("scaling.json")).unwrap(), json);
+}
+
+#[test]
+fn an_output_folder_that_cannot_be_written_is_refused_before_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, b"x").unwrap();
+    for (out, why) in [
+        (file.clone(), "it is not a folder"),
+        (file.join("sub"), "Not a directory"),
+    ] {
+        // N = 18 to 20 would take minutes: the refusal comes first.
+        let started = std::time::Instant::now();
+        let o = nq()
+            .args(["bench", "--n-min", "18", "--n-max", "20", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{o:?}");
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(
+            err.starts_with("nqueens: error: cannot write the results to"),
+            "{err}"
+        );
+        assert!(err.contains(why) && err.lines().count() == 1, "{err}");
+        assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    }
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
+}
+
+#[test]
+fn a_signal_keeps_what_was_measured_marked_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    // N = 10 to 19 on one thread: minutes of work; stopped after a second or two.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args([
+            "bench",
+            "--n-min",
+            "10",
+            "--n-max",
+            "19",
+            "--threads",
+            "1",
+            "--repeat",
+            "1",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: kill sends a signal to the child this test started; no memory is involved.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let stopped = std::time::Instant::now();
+    let status = child.wait().unwrap();
+    // The serial solver's count in progress is not waited for.
+    assert!(stopped.elapsed().as_secs() < 20, "{:?}", stopped.elapsed());
+    assert_eq!(status.code(), Some(130));
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(err.contains("nqueens: stopped by signal 2: the "), "{err}");
+    assert!(
+        err.contains("rows measured by then are written, marked partial"),
+        "{err}"
+    );
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("**Partial**: stopped during N = "), "{md}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("scaling.json")).unwrap()).unwrap();
+    assert!(json["partial"]
+        .as_str()
+        .unwrap()
+        .starts_with("stopped during N = "));
+    // Every row kept is a finished, checked count.
+    for row in json["rows"].as_array().unwrap() {
+        let n = row["n"].as_u64().unwrap() as u32;
+        let total = nqueens::known::published(n).unwrap().total;
+        assert_eq!(u128::from(row["solutions"].as_u64().unwrap()), total);
+        assert!(row["median_s"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn the_default_range_ends_within_its_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    // From N = 8 with a budget of 3 s: the range goes on while the next N fits.
+    let o = nq()
+        .args([
+            "bench",
+            "--n-min",
+            "8",
+            "--budget",
+            "3s",
+            "--threads",
+            "1,2",
+            "--repeat",
+            "1",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("scaling.json")).unwrap()).unwrap();
+    assert_eq!(json["settings"]["budget_s"], 3);
+    let end = json["range_end"].as_str().unwrap();
+    assert!(end.contains("past the budget of 3 s"), "{end}");
+    let ns: Vec<u64> = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["n"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ns[0], 8);
+    assert!(
+        ns.windows(2).all(|w| w[1] == w[0] || w[1] == w[0] + 1),
+        "{ns:?}"
+    );
+    // The engine rows on 2 threads, far under a second here, are marked.
+    for r in json["rows"].as_array().unwrap() {
+        let short =
+            r["solver"] == "engine" && r["threads"] == 2 && r["median_s"].as_f64().unwrap() < 1.0;
+        assert_eq!(r["short_for_scaling"], short, "{r}");
+    }
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("(open range, budget 3 s); ended: N = "), "{md}");
+    // A budget with a fixed range makes no sense: refused.
+    let o = nq()
+        .args(["bench", "--n-max", "9", "--budget", "3s"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    // A budget too small for the first N alone.
+    let o = nq()
+        .args(["bench", "--n-min", "20", "--budget", "1s", "--out"])
+        .arg(dir.path().join("none"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("N = 20 alone is expected to take"), "{err}");
+    assert!(!dir.path().join("none").exists());
 }

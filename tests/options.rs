@@ -133,3 +133,121 @@ fn the_reported_split_depth_is_the_one_the_units_use() {
         .code(2)
         .stderr(predicate::str::contains("between 1 and 3"));
 }
+
+#[test]
+fn a_repeated_option_takes_its_last_value() {
+    // Issue 22: `-t 1 -t 2` was an error; the last value wins, as in most tools.
+    let v = json_of(&["count", "10", "-t", "1", "-t", "2", "--json"]);
+    assert_eq!(v["threads"], 2);
+    let v = json_of(&[
+        "count",
+        "10",
+        "--threads",
+        "2",
+        "--threads",
+        "1",
+        "--method",
+        "d4",
+        "--method",
+        "mirror",
+        "--json",
+    ]);
+    assert_eq!((&v["threads"], &v["method"]), (&1.into(), &"mirror".into()));
+    nq().args(["count", "8", "--unique", "--unique"])
+        .assert()
+        .success()
+        .stdout("92 12\n");
+    // A list option still collects every value: both queens are placed. Of the four
+    // solutions with a queen at (1,1), one has its second queen at (2,5).
+    assert_eq!(
+        json_of(&["count", "8", "--place", "1,1", "--json"])["total"],
+        4
+    );
+    let both = json_of(&["count", "8", "--place", "1,1", "--place", "2,5", "--json"]);
+    assert_eq!(both["total"], 1);
+    nq().args(["list", "8", "--place", "1,1", "--place", "2,5"])
+        .assert()
+        .success()
+        .stdout("1 5 8 6 3 7 2 4\n");
+}
+
+#[test]
+fn a_method_change_under_place_is_said_on_stderr() {
+    // (row, col) placements of an 8x8 and a 9x9 board: the method asked for, the one that ran.
+    let cases = [
+        (&["count", "8", "--place", "1,1"][..], "edge", "plain"),
+        (
+            &["count", "8", "--place", "1,1", "--method", "mirror"],
+            "mirror",
+            "plain",
+        ),
+        (
+            &["count", "8", "--place", "1,1", "--method", "d4"],
+            "d4",
+            "plain",
+        ),
+        (&["count", "9", "--place", "1,5"], "edge", "mirror"),
+    ];
+    for (args, asked, ran) in cases {
+        let out = nq().args(args).arg("--json").output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["method"], ran, "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(
+            err,
+            format!(
+                "nqueens: --place: the queens break the symmetry {asked} needs; counting with \
+                 {ran}\n"
+            ),
+            "{args:?}"
+        );
+    }
+    // On the long-run path (--out here) the note follows the run, whose checks come first.
+    let dir = tempfile::tempdir().unwrap();
+    let out = nq()
+        .args(["count", "8", "--place", "1,1", "--quiet", "--out"])
+        .arg(dir.path().join("r.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, b"4\n");
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "nqueens: --place: the queens break the symmetry edge needs; counted with plain\n"
+    );
+    // A refused job gets its one line alone.
+    let out = nq()
+        .args(["count", "8", "--place", "1,1", "--unique"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8(out.stderr).unwrap().lines().count(), 1);
+    // The centre of an odd board keeps every symmetry: no change, no note.
+    let out = nq()
+        .args(["count", "9", "--place", "5,5", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["method"].as_str(), out.stderr.len()), (Some("edge"), 0));
+}
+
+#[test]
+fn help_says_edge_is_the_default_method() {
+    let help = |sub: &str| {
+        let out = nq().args([sub, "--help"]).output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let count = help("count");
+    assert!(count.contains("[default: edge"), "{count}");
+    assert!(count.contains("a note on stderr and the report name the method that ran"));
+    let verify = help("verify");
+    assert!(
+        verify.contains("[default: edge]") && !verify.contains("with d4"),
+        "{verify}"
+    );
+    let bench = help("bench");
+    assert!(
+        bench.contains("(edge, d4, mirror, plain) [default: edge"),
+        "{bench}"
+    );
+}

@@ -27,7 +27,10 @@ fn sig_opt<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
 /// - 3: `efficiency` is the parallel efficiency (scaling ÷ threads, at most 1, empty for the
 ///   serial solver); in version 2 it was the speed-up over the serial solver ÷ threads, which
 ///   counts the method's and the kernel's gain too and ran far above 1.
-pub const SCHEMA_VERSION: u32 = 3;
+/// - 4: rows have `short_for_scaling` (the last CSV column), and `nodes` may be empty (a
+///   benchmark stopped before counting them); the report has `range_end` and `partial`, the
+///   settings `budget_s`.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Which solver a row measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -96,8 +99,9 @@ pub struct Row {
     /// Solutions ÷ median time.
     #[serde(serialize_with = "sig_opt")]
     pub solutions_per_s: Option<f64>,
-    /// Search nodes (queens placed) of one run, counted by a separate instrumented walk.
-    pub nodes: u64,
+    /// Search nodes (queens placed) of one run, counted by a separate instrumented walk; empty
+    /// where a stopped benchmark did not count them (schema 4; always there before).
+    pub nodes: Option<u64>,
     /// Nodes ÷ median time.
     #[serde(serialize_with = "sig_opt")]
     pub nodes_per_s: Option<f64>,
@@ -124,6 +128,12 @@ pub struct Row {
     /// scaling and efficiencies from them, are at the mercy of the clock and the scheduler.
     /// Added in schema 3.
     pub too_short: bool,
+    /// Flag: an engine run on several threads that lasted under
+    /// [`SCALING_MIN_S`](crate::bench::SCALING_MIN_S) (1 s): making the plan, waking the workers
+    /// and the tail weigh on its time, so its scaling and efficiency understate what the
+    /// threads do on a long count. Never set for the serial solver or one thread. Added in
+    /// schema 4.
+    pub short_for_scaling: bool,
 }
 
 /// A whole benchmark: where it ran, what it measured and the results; `scaling.json`. Measured
@@ -145,6 +155,12 @@ pub struct Report {
     pub default_method: String,
     /// How nodes are counted, in words.
     pub nodes_note: String,
+    /// Why the range of N ended where it did, in words: the largest N asked for, a run long
+    /// enough to judge scaling, the time budget, or a stop. Added in schema 4.
+    pub range_end: String,
+    /// Set when the benchmark was stopped (by a signal) before its end, saying when: the rows
+    /// are the runs finished by then. Added in schema 4.
+    pub partial: Option<String>,
     /// One row per configuration: per N the serial solver, then the engine at each thread count
     /// and split depth.
     pub rows: Vec<Row>,

@@ -24,9 +24,10 @@ pub struct CountArgs {
     split_depth: Option<u32>,
     /// Search method: edge (the four edge queens first, one search per class of them; total and
     /// unique in one pass; the fastest), d4 (all 8 symmetries, top down), mirror (halves the
-    /// search by left-right symmetry) or plain (no symmetry). With --place, edge and d4 fall back
-    /// to mirror unless every symmetry maps the queens to themselves (the report names the method).
-    /// [default: edge, or the method of the checkpoint being resumed]
+    /// search by left-right symmetry) or plain (no symmetry). With --place, a method whose
+    /// symmetry the queens break falls back: edge and d4 to mirror when the queens are their own
+    /// mirror image, else to plain, and mirror to plain; a note on stderr and the report name the
+    /// method that ran. [default: edge, or the method of the checkpoint being resumed]
     #[arg(long, value_parser = parse_method_arg)]
     method: Option<Method>,
     /// Also count the solutions distinct up to rotation and reflection (printed after the total).
@@ -71,13 +72,32 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
             .confirm_whole(&job, threads, args.engine.cpu_kernel())?;
     }
     let engine = args.engine.engine(threads)?;
+    // The note on a method change comes once nothing can refuse the job any more, so that a
+    // refusal is one line alone: before the count here, after it on the long-run path (whose
+    // checks come with the run).
     if let Some(signals) = signals {
-        return super::longrun::run(&args.long, job, &engine, args.json, signals);
+        let code = super::longrun::run(&args.long, job.clone(), &engine, args.json, signals)?;
+        note_fallback(&job, "counted");
+        return Ok(code);
     }
+    note_fallback(&job, "counting");
     let report = engine.count(&job)?;
     super::devices::warn_failed(&report.devices);
     print_report(&mut super::stdout(), &report, args.unique, args.json, None)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says on stderr when pre-placed queens make the job count with another method than the one
+/// asked for (the report names it too), so that the change is never silent; `verb` is
+/// "counting" or "counted".
+fn note_fallback(job: &Job, verb: &str) {
+    let ran = job.effective_method();
+    if !job.placed().is_empty() && ran != job.method() {
+        eprintln!(
+            "nqueens: --place: the queens break the symmetry {} needs; {verb} with {ran}",
+            job.method()
+        );
+    }
 }
 
 /// Reads N from standard input (the BOJ 9663 form) and prints the count.

@@ -23,8 +23,17 @@ use std::process::ExitCode;
 ///
 /// With no subcommand, reads N from standard input and prints the number of solutions
 /// (the form of the BOJ 9663 judge problem): `echo 8 | nqueens` prints 92.
+// An option given twice takes its last value (`-t 1 -t 2` runs 2 threads), as most tools do;
+// list options (`--place`, `--threads 1,2`) still collect every value. The setting is global:
+// clap passes it on to every subcommand.
 #[derive(Parser, Debug)]
-#[command(name = "nqueens", version, about, long_about)]
+#[command(
+    name = "nqueens",
+    version,
+    about,
+    long_about,
+    args_override_self = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

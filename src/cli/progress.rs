@@ -2,9 +2,17 @@
 //! from the library's long run ([`nqueens::longrun::Progress`]: the share of the estimated work,
 //! corrected by the units' measured times, and the time left); this only draws it, once per
 //! finished unit and on the engine's ticks, never from the search itself.
+//!
+//! The bar's line fits the terminal's width ([`terminal_width`], read at every redraw): a line
+//! that wraps cannot be cleared whole, and the part left would stand above the next message.
+//! indicatif pads the line to the width it is told and leaves the cursor at its end; it is told
+//! [`ECHO_ROOM`] columns fewer than there are ([`stderr_target`]), so that the `^C` a terminal
+//! echoes when the user stops a run stays on the bar's line, which the clearing then removes
+//! whole.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 use nqueens::longrun::{Progress, Watch};
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 /// How progress is shown.
@@ -18,10 +26,182 @@ pub enum Mode {
     Lines(Duration),
 }
 
+/// Columns left free at the end of a bar's line: the terminal echoes `^C` after it when the
+/// user stops a run, and a line pushed past the width wraps.
+pub const ECHO_ROOM: usize = 3;
+
+/// The narrowest width a line is fitted to: below it, the line is cut.
+const NARROWEST: usize = 20;
+
+/// The width of the terminal on stderr, in columns: `TIOCGWINSZ`, else `$COLUMNS`, else 80.
+pub fn terminal_width() -> usize {
+    #[cfg(unix)]
+    {
+        let mut size = std::mem::MaybeUninit::<libc::winsize>::zeroed();
+        // SAFETY: TIOCGWINSZ writes a `winsize` into the pointer when it returns 0; the buffer
+        // is zeroed, so it is a valid `winsize` in every case.
+        let (rc, size) = unsafe {
+            let rc = libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, size.as_mut_ptr());
+            (rc, size.assume_init())
+        };
+        if rc == 0 && size.ws_col > 0 {
+            return usize::from(size.ws_col);
+        }
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
+        .unwrap_or(80)
+}
+
+/// The height of the terminal on stderr, in rows: `TIOCGWINSZ`, else 24.
+fn terminal_height() -> usize {
+    #[cfg(unix)]
+    {
+        let mut size = std::mem::MaybeUninit::<libc::winsize>::zeroed();
+        // SAFETY: as in `terminal_width`.
+        let (rc, size) = unsafe {
+            let rc = libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, size.as_mut_ptr());
+            (rc, size.assume_init())
+        };
+        if rc == 0 && size.ws_row > 0 {
+            return usize::from(size.ws_row);
+        }
+    }
+    24
+}
+
+/// Standard error as indicatif's terminal, [`ECHO_ROOM`] columns narrower than it is (see the
+/// module).
+#[derive(Debug)]
+struct EchoSafeStderr;
+
+impl EchoSafeStderr {
+    fn write(&self, s: &str) -> std::io::Result<()> {
+        std::io::stderr().lock().write_all(s.as_bytes())
+    }
+}
+
+impl TermLike for EchoSafeStderr {
+    fn width(&self) -> u16 {
+        let width = terminal_width().max(NARROWEST) - ECHO_ROOM;
+        u16::try_from(width).unwrap_or(u16::MAX)
+    }
+    fn height(&self) -> u16 {
+        u16::try_from(terminal_height()).unwrap_or(u16::MAX)
+    }
+    fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.write(&format!("\x1b[{n}A"))
+    }
+    fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.write(&format!("\x1b[{n}B"))
+    }
+    fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.write(&format!("\x1b[{n}C"))
+    }
+    fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.write(&format!("\x1b[{n}D"))
+    }
+    fn write_line(&self, s: &str) -> std::io::Result<()> {
+        self.write(&format!("{s}\n"))
+    }
+    fn write_str(&self, s: &str) -> std::io::Result<()> {
+        self.write(s)
+    }
+    fn clear_line(&self) -> std::io::Result<()> {
+        self.write("\r\x1b[2K")
+    }
+    fn flush(&self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
+}
+
+/// A draw target on stderr (a terminal) that leaves room for an echoed `^C` (see the module),
+/// redrawn at most 20 times a second.
+pub fn stderr_target() -> ProgressDrawTarget {
+    ProgressDrawTarget::term_like_with_hz(Box::new(EchoSafeStderr), 20)
+}
+
+/// The columns a bar takes in a line `width` columns wide: 30 on a wide terminal, fewer on a
+/// narrow one.
+pub fn bar_width(width: usize) -> usize {
+    (width / 4).clamp(10, 30)
+}
+
+/// The longest of `variants` (most detailed first) that fits in `room` columns, else the last
+/// cut to fit, ending in `…`.
+pub fn fit(variants: &[String], room: usize) -> String {
+    let len = |s: &str| s.chars().count();
+    if let Some(v) = variants.iter().find(|v| len(v) <= room) {
+        return v.clone();
+    }
+    let last = variants.last().map_or("", String::as_str);
+    if room == 0 {
+        return String::new();
+    }
+    let mut cut: String = last.chars().take(room - 1).collect();
+    cut.push('…');
+    cut
+}
+
+/// A bar's style for a line `width` columns wide: the bar, the percentage and the message.
+pub fn bar_style(width: usize) -> ProgressStyle {
+    ProgressStyle::with_template(&format!(
+        "{{bar:{}}} {{percent:>3}}% {{msg}}",
+        bar_width(width)
+    ))
+    .expect("valid template")
+}
+
+/// Room for the message after a bar in a line `width` columns wide (the bar, the percentage,
+/// their spaces and [`ECHO_ROOM`]).
+pub fn message_room(width: usize) -> usize {
+    width
+        .max(NARROWEST)
+        .saturating_sub(bar_width(width) + 6 + ECHO_ROOM)
+}
+
+/// Keeps a bar's style fitted to the terminal's width as it changes.
+pub struct Fitted {
+    width: usize,
+}
+
+impl Fitted {
+    /// The style of `bar` fitted to the terminal's width now.
+    pub fn new(bar: &ProgressBar) -> Fitted {
+        let width = terminal_width();
+        bar.set_style(bar_style(width));
+        Fitted { width }
+    }
+
+    /// Refits the style of `bar` if the width changed; the room for its message.
+    pub fn room(&mut self, bar: &ProgressBar) -> usize {
+        let width = terminal_width();
+        if width != self.width {
+            self.width = width;
+            bar.set_style(bar_style(width));
+        }
+        message_room(width)
+    }
+}
+
 /// The progress display of a run.
 pub struct Display {
     mode: Mode,
-    bar: Option<ProgressBar>,
+    bar: Option<(ProgressBar, Fitted)>,
     last_line: Instant,
     last: Option<Progress>,
 }
@@ -30,12 +210,9 @@ impl Display {
     /// A display in `mode`.
     pub fn new(mode: Mode) -> Display {
         let bar = (mode == Mode::Bar).then(|| {
-            let bar = ProgressBar::with_draw_target(Some(1_000_000), ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template("{bar:30} {percent:>3}% {msg}")
-                    .expect("valid template"),
-            );
-            bar
+            let bar = ProgressBar::with_draw_target(Some(1_000_000), stderr_target());
+            let fitted = Fitted::new(&bar);
+            (bar, fitted)
         });
         Display {
             mode,
@@ -47,7 +224,7 @@ impl Display {
 
     /// The run ended (finished or stopped): clear the bar, or print the last line in a log.
     pub fn finish(&mut self) {
-        if let Some(bar) = &self.bar {
+        if let Some((bar, _)) = &self.bar {
             bar.finish_and_clear();
         } else if let (Mode::Lines(_), Some(p)) = (self.mode, &self.last) {
             eprintln!("{}", line(p));
@@ -61,9 +238,10 @@ impl Watch for Display {
         match self.mode {
             Mode::Off => {}
             Mode::Bar => {
-                if let Some(bar) = &self.bar {
+                if let Some((bar, fitted)) = &mut self.bar {
+                    let room = fitted.room(bar);
                     bar.set_position((p.fraction * 1e6) as u64);
-                    bar.set_message(summary(p));
+                    bar.set_message(fit(&summaries(p), room));
                 }
             }
             Mode::Lines(every) => {
@@ -78,17 +256,32 @@ impl Watch for Display {
 
 /// Units, rate, elapsed time and ETA.
 fn summary(p: &Progress) -> String {
-    let rate = p.units_this_run as f64 / p.elapsed.as_secs_f64().max(1e-9);
-    let eta = p.remaining.map_or_else(
+    summaries(p).swap_remove(0)
+}
+
+/// The ETA of `p`, or `?` before it can be told.
+fn eta(p: &Progress) -> String {
+    p.remaining.map_or_else(
         || "?".into(),
         |left| clock(Duration::from_secs(left.as_secs_f64().round() as u64)),
-    );
-    format!(
-        "{}/{} units, {rate:.1} units/s, elapsed {}, ETA {eta}",
-        p.units_done,
-        p.units_total,
-        clock(p.elapsed)
     )
+}
+
+/// The bar's message, from the most detailed (units, rate, elapsed time and ETA) to the
+/// shortest (the ETA), for [`fit`].
+fn summaries(p: &Progress) -> Vec<String> {
+    let rate = p.units_this_run as f64 / p.elapsed.as_secs_f64().max(1e-9);
+    let (units, elapsed, eta) = (
+        format!("{}/{} units", p.units_done, p.units_total),
+        clock(p.elapsed),
+        eta(p),
+    );
+    vec![
+        format!("{units}, {rate:.1} units/s, elapsed {elapsed}, ETA {eta}"),
+        format!("{units}, elapsed {elapsed}, ETA {eta}"),
+        format!("{units}, ETA {eta}"),
+        format!("ETA {eta}"),
+    ]
 }
 
 /// A progress line for a log.
@@ -101,7 +294,7 @@ fn line(p: &Progress) -> String {
 }
 
 /// A duration as `h:mm:ss` (or `Nd h:mm:ss`).
-fn clock(d: Duration) -> String {
+pub fn clock(d: Duration) -> String {
     let s = d.as_secs();
     let (days, h, m, s) = (s / 86400, s / 3600 % 24, s / 60 % 60, s % 60);
     if days > 0 {
@@ -119,6 +312,58 @@ mod tests {
     fn clock_format() {
         assert_eq!(clock(Duration::from_secs(3725)), "1:02:05");
         assert_eq!(clock(Duration::from_secs(90000)), "1d 1:00:00");
+    }
+
+    #[test]
+    fn a_bar_line_fits_the_terminal() {
+        // A long run at its widest: 6 digits of units, a day and more left.
+        let p = Progress {
+            units_done: 123_456,
+            units_total: 708_526,
+            units_this_run: 100_000,
+            fraction: 0.174,
+            remaining: Some(Duration::from_secs(90_061)),
+            elapsed: Duration::from_secs(36_000),
+        };
+        for width in [20, 40, 60, 79, 80, 100, 120, 200] {
+            let msg = fit(&summaries(&p), message_room(width));
+            // The bar, " 17% " and the message, with room for an echoed ^C.
+            let line = bar_width(width) + 6 + msg.chars().count();
+            assert!(
+                line + ECHO_ROOM <= width.max(NARROWEST),
+                "{width}: {line} ({msg})"
+            );
+            if width >= 40 {
+                assert!(msg.contains("ETA 1d 1:01:01"), "{width}: {msg}");
+            }
+        }
+        // On 80 columns, the units and the ETA of this long run; at 120, everything.
+        let at80 = fit(&summaries(&p), message_room(80));
+        assert_eq!(at80, "123456/708526 units, ETA 1d 1:01:01");
+        assert!(fit(&summaries(&p), message_room(120)).contains("units/s"));
+        // A count of minutes shows its elapsed time on 80 columns too.
+        let short = Progress {
+            units_done: 1_234,
+            units_total: 3_206,
+            remaining: Some(Duration::from_secs(207)),
+            elapsed: Duration::from_secs(62),
+            ..p
+        };
+        let at80 = fit(&summaries(&short), message_room(80));
+        assert_eq!(at80, "1234/3206 units, elapsed 0:01:02, ETA 0:03:27");
+        // The style's bar is the width counted here.
+        assert_eq!(bar_width(80), 20);
+        assert_eq!(bar_width(200), 30);
+        assert_eq!(bar_width(20), 10);
+    }
+
+    #[test]
+    fn fitting_cuts_only_what_does_not_fit() {
+        let v = vec!["a long message".to_string(), "short".to_string()];
+        assert_eq!(fit(&v, 20), "a long message");
+        assert_eq!(fit(&v, 5), "short");
+        assert_eq!(fit(&v, 4), "sho…");
+        assert_eq!(fit(&v, 0), "");
     }
 
     #[test]

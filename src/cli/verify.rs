@@ -14,7 +14,7 @@ use std::process::ExitCode;
 /// Count N = 1..=M and compare each count with the published value (OEIS A000170, A002562).
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// Largest N to check, 1 to 27 [default: 16, about a second on two cores with d4].
+    /// Largest N to check, 1 to 27 [default: 16, well under a second of CPU time with edge].
     #[arg(long, default_value_t = 16, hide_default_value = true, allow_negative_numbers = true, value_parser = super::whole::<u32>)]
     max: u32,
     /// Worker threads [default: all logical cores].
@@ -23,7 +23,7 @@ pub struct VerifyArgs {
     /// Check the number of solutions distinct up to symmetry too.
     #[arg(long)]
     unique: bool,
-    /// Search method: edge (the fastest), d4, mirror or plain.
+    /// Search method: edge (the default and the fastest), d4, mirror or plain.
     #[arg(long, default_value = "edge", value_parser = super::count::parse_method_arg)]
     method: Method,
     #[command(flatten)]

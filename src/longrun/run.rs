@@ -446,8 +446,12 @@ impl Prepared {
                 })
                 .collect()
         };
+        // A resumed run starts from the speed of the runs before it (their wall time on as many
+        // workers as this run has), so that its first seconds alone do not swing the ETA (issue
+        // 22; `plan::eta`).
         let eta = Eta::new(engine.threads(), planned(&mut self.todo.iter().copied()))
-            .with_done_before(&planned(&mut self.ckpt.done.keys().copied()));
+            .with_done_before(&planned(&mut self.ckpt.done.keys().copied()))
+            .with_time_before(self.ckpt.elapsed.as_secs_f64() * engine.threads() as f64);
         let path = self.run.checkpoint.as_ref().map(|(p, _)| p.as_path());
         let every = self.run.checkpoint.as_ref().map_or(Duration::MAX, |c| c.1);
         let prior = self.ckpt.elapsed;

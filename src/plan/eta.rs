@@ -17,6 +17,14 @@
 //!   the run's order, each as soon as it is free, starting from what their units in flight
 //!   are predicted to need still. The tail where some workers idle is thus part of the answer.
 //!
+//! A resumed run starts from the speed of the runs before it: the seconds per unit of estimate
+//! of the units they finished (their wall time × the workers, [`Eta::with_time_before`]) count
+//! as evidence worth a tenth of this run's estimated work ([`PRIOR_SHARE`]), so that the
+//! first seconds after a resume, a few units measured on a machine whose load may just have
+//! changed, do not swing the ETA alone; this run's own units outweigh it as they finish. (Replayed
+//! with the same unit times, a resumed run's ETA is as right as the fresh run's at the same
+//! units: the estimator itself does not drift on resume; `plan::measure`'s `resume_replay`.)
+//!
 //! All times are seconds from the start of the run, passed in by the caller: the estimator reads
 //! no clock, so its arithmetic is tested with made-up runs.
 
@@ -54,6 +62,12 @@ pub struct Eta {
     worker_since: Vec<Option<f64>>,
     /// Units finished before this run (a resumed count): dense class and estimate.
     before: Vec<(usize, f64)>,
+    /// The scaled estimate of every unit finished before this run, of any class, and of those of
+    /// each class of this run.
+    before_weight: f64,
+    before_by_class: Vec<f64>,
+    /// What the runs before taught: worker-seconds and scaled estimate of their units.
+    prior: Option<(f64, f64)>,
     /// The mean estimate of the run's units: estimates are taken relative to it.
     scale: f64,
 }
@@ -66,6 +80,13 @@ struct Model {
 /// When a unit in flight has run past its prediction, the time it is still given: this share of
 /// what it has run so far.
 const OVERDUE_SHARE: f64 = 0.1;
+
+/// The most the runs before a resumed one count for, as a share of this run's estimated work:
+/// evidence worth a tenth of the run, so that it steadies the first seconds and this run's own
+/// units outweigh it once they are a tenth of the run. Kept small because the speed before may
+/// not hold: a resume with another number of workers, or on a machine whose load changed, makes
+/// it wrong, and it fades alike (the checks: `results/2026-12-01-eta-resume/NOTE.md`).
+pub const PRIOR_SHARE: f64 = 0.1;
 
 /// How many units at the end of the queue are scheduled one by one; the ones before them are
 /// spread evenly over the workers (they are small against the whole when there are many).
@@ -100,6 +121,9 @@ impl Eta {
                 .map(|w| (w < order.len()).then_some(0.0))
                 .collect(),
             before: Vec::new(),
+            before_weight: 0.0,
+            before_by_class: vec![0.0; dense.len()],
+            prior: None,
             classes: dense.len(),
             position_of: order.iter().enumerate().map(|(i, u)| (u.id, i)).collect(),
             order,
@@ -118,9 +142,23 @@ impl Eta {
             .map(|(u, &c)| (u.class, c))
             .collect();
         for u in done {
+            self.before_weight += u.cost / self.scale;
             if let Some(&c) = dense.get(&u.class) {
                 self.before.push((c, u.cost));
+                self.before_by_class[c] += u.cost / self.scale;
             }
+        }
+        self
+    }
+
+    /// The runs before this one (a resumed count) took `worker_secs` seconds of one worker for
+    /// the units of [`Eta::with_done_before`] (call it first): their wall time × the workers of
+    /// this run, which is right when the same command is resumed on the same machine. Their
+    /// seconds per unit of estimate are the model's starting point, worth at most
+    /// [`PRIOR_SHARE`] of this run's estimated work.
+    pub fn with_time_before(mut self, worker_secs: f64) -> Eta {
+        if worker_secs.is_finite() && worker_secs > 0.0 && self.before_weight > 0.0 {
+            self.prior = Some((worker_secs, self.before_weight));
         }
         self
     }
@@ -187,8 +225,29 @@ impl Eta {
                 est[c] += w;
             }
         }
-        let (mut total_secs, mut total_est): (f64, f64) = (secs.iter().sum(), est.iter().sum());
-        if self.finished_count == 0 || total_est <= 0.0 {
+        // The runs before, scaled down to at most PRIOR_SHARE of this run's estimate (the run's
+        // scaled estimates sum to its number of units): their overall seconds per unit of
+        // estimate, for the units of each class they finished, and for those of classes this run
+        // has none of.
+        let mut elsewhere = (0.0, 0.0);
+        if let Some((prior_secs, prior_est)) = self.prior {
+            let keep = prior_est.min(PRIOR_SHARE * self.order.len() as f64) / prior_est;
+            let ratio = prior_secs / prior_est;
+            for c in 0..self.classes {
+                let w = self.before_by_class[c] * keep;
+                secs[c] += ratio * w;
+                est[c] += w;
+            }
+            let w = (prior_est - self.before_by_class.iter().sum::<f64>()).max(0.0) * keep;
+            elsewhere = (ratio * w, w);
+        } else if self.finished_count == 0 {
+            return None;
+        }
+        let (mut total_secs, mut total_est): (f64, f64) = (
+            secs.iter().sum::<f64>() + elsewhere.0,
+            est.iter().sum::<f64>() + elsewhere.1,
+        );
+        if total_est <= 0.0 {
             return None;
         }
         // A unit in flight that has run past its prediction by the finished units adds a lower
@@ -219,8 +278,8 @@ impl Eta {
         model.ratio[class] * cost / self.scale
     }
 
-    /// The predicted seconds from `now` to the end of the run; `None` until a unit has finished,
-    /// `Some(0.0)` when all have.
+    /// The predicted seconds from `now` to the end of the run; `None` until a unit has finished
+    /// (or, resumed, until the time of the runs before is given), `Some(0.0)` when all have.
     pub fn remaining(&self, now: f64) -> Option<f64> {
         if self.finished_count == self.order.len() {
             return Some(0.0);
@@ -517,6 +576,72 @@ mod tests {
         eta.finished(3, 0, 3.0, 1.0);
         assert_eq!(eta.fraction_done(4.0), 1.0);
         assert_eq!(eta.remaining(4.0), Some(0.0));
+    }
+
+    #[test]
+    fn a_resumed_run_starts_from_the_speed_before_it() {
+        // Units of estimate 1, each 1 s of one worker: the runs before did 10 in 10 s.
+        let before = planned(&[1.0; 10], &[0; 10]);
+        let order: Vec<Planned> = (10..30)
+            .map(|i| Planned {
+                id: i,
+                cost: 1.0,
+                class: 0,
+            })
+            .collect();
+        let eta = Eta::new(1, order.clone()).with_done_before(&before);
+        assert_eq!(eta.remaining(0.0), None);
+        let eta = eta.with_time_before(10.0);
+        assert_eq!(eta.remaining(0.0), Some(20.0));
+        assert!((eta.fraction_done(0.0) - 1.0 / 3.0).abs() < 1e-12);
+        // Without units done before, a time is ignored.
+        assert_eq!(
+            Eta::new(1, order).with_time_before(10.0).remaining(0.0),
+            None
+        );
+    }
+
+    #[test]
+    fn the_speed_before_steadies_a_slow_start() {
+        // 200 units of estimate 1 resumed on 2 workers: the first quarter runs 1.5 times slower
+        // (a machine busy for a while), the rest as fast as the 200 units before. At a tenth of
+        // the run, the first units alone predict the rest 1.5 times too slow.
+        let n = 200;
+        let secs: Vec<f64> = (0..n).map(|i| if i < n / 4 { 1.5 } else { 1.0 }).collect();
+        let order = planned(&vec![1.0; n], &vec![0; n]);
+        let before: Vec<Planned> = (0..n as u32)
+            .map(|i| Planned {
+                id: 1000 + i,
+                cost: 1.0,
+                class: 0,
+            })
+            .collect();
+        let events = simulate(&secs, 2);
+        let end = events.last().unwrap().0;
+        let error_at = |eta: &mut Eta, share: f64| {
+            let now = share * end;
+            for &(t, id, w, s, e) in &events {
+                if t <= now {
+                    eta.finished(id, w, s, e);
+                }
+            }
+            let left = eta.remaining(now).unwrap();
+            (left - (end - now)) / (end - now)
+        };
+        let mut alone = Eta::new(2, order.clone()).with_done_before(&before);
+        let mut resumed = Eta::new(2, order)
+            .with_done_before(&before)
+            .with_time_before(n as f64);
+        let (e_alone, e_resumed) = (error_at(&mut alone, 0.1), error_at(&mut resumed, 0.1));
+        assert!(e_alone > 0.3, "{e_alone}");
+        assert!(e_resumed.abs() < 0.2, "{e_resumed}");
+        // Late in the run, this run's own units decide (the slow quarter still weighs on both:
+        // the ratio learned is their mean).
+        let (e_alone, e_resumed) = (error_at(&mut alone, 0.8), error_at(&mut resumed, 0.8));
+        assert!(
+            e_alone < 0.2 && e_resumed.abs() <= e_alone,
+            "{e_alone} {e_resumed}"
+        );
     }
 
     #[test]

@@ -208,6 +208,14 @@ impl Job {
     pub fn method(&self) -> Method {
         self.method
     }
+    /// The method a plan of this job counts with ([`crate::Plan::method`]), known without
+    /// making the plan: the method asked for, or the first of its fall-backs whose symmetry the
+    /// pre-placed queens keep (edge and d4 fall back to mirror, mirror to plain; at N = 1 edge
+    /// and d4 run as mirror).
+    pub fn effective_method(&self) -> Method {
+        let squares: Vec<(u32, u32)> = self.placed.iter().map(|q| (q.row, q.col)).collect();
+        self.method.for_placement(self.n, &squares)
+    }
     /// Rows whose queens define the work units.
     pub fn split_depth(&self) -> u32 {
         self.split_depth
@@ -305,5 +313,31 @@ mod tests {
         ));
         let ok = j.with_placed(&[q(2, 3), q(1, 1), q(1, 1)]).unwrap();
         assert_eq!(ok.placed(), &[q(1, 1), q(2, 3)]);
+    }
+
+    #[test]
+    fn the_effective_method_is_the_plans() {
+        let q = |r, c| Queen::one_based(r, c).unwrap();
+        // (1,1) is not its own mirror image: every method falls to plain. The centre of a 9×9
+        // board keeps all 8 symmetries; the middle of its top row keeps only the mirror.
+        let cases = [
+            (8, vec![], Method::Edge, Method::Edge),
+            (8, vec![q(1, 1)], Method::Edge, Method::Plain),
+            (8, vec![q(1, 1)], Method::Mirror, Method::Plain),
+            (9, vec![q(5, 5)], Method::Edge, Method::Edge),
+            (9, vec![q(5, 5)], Method::D4, Method::D4),
+            (9, vec![q(1, 5)], Method::Edge, Method::Mirror),
+            (9, vec![q(1, 5)], Method::D4, Method::Mirror),
+            (1, vec![], Method::Edge, Method::Mirror),
+        ];
+        for (n, placed, asked, ran) in cases {
+            let job = Job::new(n)
+                .unwrap()
+                .with_method(asked)
+                .with_placed(&placed)
+                .unwrap();
+            assert_eq!(job.effective_method(), ran, "{n} {placed:?} {asked}");
+            assert_eq!(crate::plan::Plan::new(job).method(), ran, "{n} {placed:?}");
+        }
     }
 }

@@ -6,6 +6,7 @@
 //! ```text
 //! NQUEENS_MEASURE="16 3" cargo test --release --lib -- --ignored --nocapture cost_correlation
 //! NQUEENS_MEASURE="18" cargo test --release --lib -- --ignored --nocapture unit_times
+//! NQUEENS_MEASURE="19 2" cargo test --release --lib -- --ignored --nocapture resume_replay
 //! ```
 
 use super::cost::{class, estimate, estimate_unit_with, horizon};
@@ -184,4 +185,111 @@ fn unit_times() {
         }
         println!();
     }
+}
+
+/// The ETA after a resume (issue 22): one real engine run of N on T threads in the long run's
+/// scrambled order, its unit times then replayed through the estimator three times: as a fresh
+/// run, as a run resumed at half with no time of the runs before, and as one resumed with it
+/// ([`Eta::with_time_before`]); per twentieth of each replay, the error of the predicted time
+/// left. `NQUEENS_MEASURE="N T"`.
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn resume_replay() {
+    use crate::engine::{Engine, Observer, RunOptions, UnitTiming};
+    use std::ops::ControlFlow;
+    use std::sync::Arc;
+    let args = params(&[18, 2]);
+    let (n, threads) = (args[0], args[1] as usize);
+    let job = Job::new(n).unwrap().with_default_split_depth(threads);
+    let plan = Arc::new(Plan::new(job));
+    let est = estimate(&plan);
+    let mut order: Vec<u32> = (0..plan.units().len() as u32).collect();
+    order.sort_by_key(|&i| scrambled(i));
+    struct Rec(Vec<(u32, UnitTiming)>);
+    impl Observer for Rec {
+        fn unit_done(
+            &mut self,
+            u: &crate::Unit,
+            _: crate::Counts,
+            t: UnitTiming,
+        ) -> ControlFlow<()> {
+            self.0.push((u.index, t));
+            ControlFlow::Continue(())
+        }
+    }
+    let engine = Engine::new(threads).unwrap();
+    let mut rec = Rec(Vec::new());
+    let opts = RunOptions {
+        units: Some(order.clone()),
+        ..RunOptions::default()
+    };
+    engine.run(&plan, &opts, &mut rec);
+    let secs: std::collections::HashMap<u32, f64> = rec
+        .0
+        .iter()
+        .map(|(i, t)| (*i, t.elapsed.as_secs_f64()))
+        .collect();
+    let planned = |ids: &[u32]| -> Vec<Planned> {
+        ids.iter()
+            .map(|&i| Planned {
+                id: i,
+                cost: est[i as usize] as f64,
+                class: class(&plan, &plan.units()[i as usize]),
+            })
+            .collect()
+    };
+    // Simulate the schedule of `ids` on `threads` workers with the measured times; replay.
+    let replay = |name: &str, ids: &[u32], before: &[u32], prior: f64| {
+        let mut free = vec![0.0f64; threads];
+        let mut events = Vec::new();
+        for &i in ids {
+            let w = (0..threads)
+                .min_by(|&a, &b| free[a].total_cmp(&free[b]))
+                .unwrap();
+            let s = secs[&i];
+            events.push((free[w] + s, i, w, free[w], s));
+            free[w] += s;
+        }
+        events.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let end = events.last().unwrap().0;
+        let mut eta = Eta::new(threads, planned(ids))
+            .with_done_before(&planned(before))
+            .with_time_before(prior);
+        let mut next = 0;
+        print!("{name} ({end:.2} s):");
+        for k in 1..20 {
+            let now = end * k as f64 / 20.0;
+            while next < events.len() && events[next].0 <= now {
+                let (_, id, w, s, e) = events[next];
+                eta.finished(id, w, s, e);
+                next += 1;
+            }
+            if let Some(left) = eta.remaining(now) {
+                print!(
+                    " {}%:{:+.0}%",
+                    k * 5,
+                    100.0 * (left - (end - now)) / (end - now)
+                );
+            }
+        }
+        println!();
+    };
+    replay("fresh", &order, &[], 0.0);
+    let half = order.len() / 2;
+    replay("resumed", &order[half..], &order[..half], 0.0);
+    // The first half's wall time on `threads` workers, as the checkpoint would hold it.
+    let mut free = vec![0.0f64; threads];
+    for &i in &order[..half] {
+        let w = (0..threads)
+            .min_by(|&a, &b| free[a].total_cmp(&free[b]))
+            .unwrap();
+        free[w] += secs[&i];
+    }
+    let wall = free.iter().copied().fold(0.0, f64::max);
+    replay(
+        "resumed+prior",
+        &order[half..],
+        &order[..half],
+        wall * threads as f64,
+    );
 }

@@ -8,7 +8,7 @@ use crate::bench::{BenchError, Report};
 pub struct Csv;
 
 /// The columns of `scaling.csv`, in order: the fields of [`crate::bench::Row`].
-pub const HEADER: [&str; 22] = [
+pub const HEADER: [&str; 23] = [
     "n",
     "solver",
     "method",
@@ -31,6 +31,7 @@ pub const HEADER: [&str; 22] = [
     "kernel",
     "counts_per_run",
     "too_short",
+    "short_for_scaling",
 ];
 
 impl Exporter for Csv {

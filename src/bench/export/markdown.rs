@@ -2,7 +2,7 @@
 //! the README's Performance section and for reports.
 
 use super::Exporter;
-use crate::bench::{stats, BenchError, Report, Row, Solver, MAX_COUNTS_PER_RUN};
+use crate::bench::{stats, BenchError, Report, Row, Solver, MAX_COUNTS_PER_RUN, SCALING_MIN_S};
 use std::fmt::Write;
 
 /// The markdown export.
@@ -59,6 +59,10 @@ pub fn plural(count: usize, word: &str) -> String {
 /// The mark of a figure from a run too short to time ([`Row::too_short`]).
 const SHORT: &str = "†";
 
+/// The mark of a scaling or an efficiency from a parallel run too short to judge scaling by
+/// ([`Row::short_for_scaling`]).
+const SHORT_FOR_SCALING: &str = "‡";
+
 /// `SHORT` where `noisy`, else nothing.
 fn mark(noisy: bool) -> &'static str {
     if noisy {
@@ -89,13 +93,27 @@ fn noisy_speedup(report: &Report, r: &Row) -> bool {
             .any(|o| o.n == r.n && o.solver == Solver::Serial && o.too_short)
 }
 
+/// The marks of a scaling or an efficiency: `†` where it rests on a run too short to time, `‡`
+/// where its run was too short to judge scaling by.
+fn scaling_marks(report: &Report, r: &Row) -> String {
+    let scaling = if r.short_for_scaling {
+        SHORT_FOR_SCALING
+    } else {
+        ""
+    };
+    format!("{}{scaling}", mark(noisy_scaling(report, r)))
+}
+
 /// The parallel efficiency of a row, `*` after it where a scaling above the thread count was
-/// capped at 1, `†` where it rests on a run too short to time.
+/// capped at 1, then its [`scaling_marks`].
 fn efficiency_cell(report: &Report, r: &Row) -> String {
     let capped = r.scaling.is_some_and(|x| stats::superlinear(x, r.threads));
-    let noisy = noisy_scaling(report, r);
     opt(r.efficiency, |x| {
-        format!("{x:.2}{}{}", if capped { "*" } else { "" }, mark(noisy))
+        format!(
+            "{x:.2}{}{}",
+            if capped { "*" } else { "" },
+            scaling_marks(report, r)
+        )
     })
 }
 
@@ -113,6 +131,9 @@ impl Exporter for Markdown {
             .unwrap_or_default();
         // Writing to a String cannot fail.
         let _ = writeln!(s, "# N-Queens scaling benchmark\n");
+        if let Some(p) = &report.partial {
+            let _ = writeln!(s, "**Partial**: {p}.\n");
+        }
         let _ = writeln!(
             s,
             "- Machine: `{}`: {}, {} logical / {} physical cores{memory}; {}",
@@ -124,6 +145,19 @@ impl Exporter for Markdown {
             "- Command: `{}` (started {})",
             m.command_line, report.started_utc
         );
+        let measured: Vec<u32> = report.rows.iter().map(|r| r.n).collect();
+        let range = match (measured.iter().min(), measured.iter().max()) {
+            (Some(a), Some(b)) if a == b => format!("N = {a}"),
+            (Some(a), Some(b)) => format!("N = {a} to {b}"),
+            _ => "no N".into(),
+        };
+        let budget = report.settings.budget_s.map_or(String::new(), |b| {
+            format!(
+                " (open range, budget {})",
+                crate::longrun::estimate::human(std::time::Duration::from_secs(b))
+            )
+        });
+        let _ = writeln!(s, "- Range: {range}{budget}; ended: {}.", report.range_end);
         let _ = writeln!(
             s,
             "- {} per configuration; times are medians (min = fastest run); CPU = user + system \
@@ -162,6 +196,24 @@ impl Exporter for Markdown {
                 }
             );
         }
+        let short = report.rows.iter().filter(|r| r.short_for_scaling).count();
+        if short > 0 {
+            let _ = writeln!(
+                s,
+                "- {SHORT_FOR_SCALING}: {short} of {} on several threads lasted under \
+                 {SCALING_MIN_S} s, too short to judge scaling by: making the plan, waking the \
+                 workers and the tail weigh on them, so their scaling and efficiency understate a \
+                 long count.",
+                plural(
+                    report
+                        .rows
+                        .iter()
+                        .filter(|r| r.solver == Solver::Engine && r.threads > 1)
+                        .count(),
+                    "engine row"
+                ),
+            );
+        }
         let _ = writeln!(s);
         let _ = writeln!(
             s,
@@ -193,10 +245,7 @@ impl Exporter for Markdown {
                     mark(noisy_speedup(report, r))
                 )),
                 efficiency_cell(report, r),
-                opt(r.scaling, |x| format!(
-                    "{x:.2}{}",
-                    mark(noisy_scaling(report, r))
-                )),
+                opt(r.scaling, |x| format!("{x:.2}{}", scaling_marks(report, r))),
                 opt(r.solutions_per_s, si),
                 opt(r.nodes_per_s, si),
             );
@@ -447,5 +496,44 @@ mod tests {
         (busy.rows[5].median_s, busy.rows[5].cpu_s) = (0.5, Some(0.6));
         let text = String::from_utf8(Markdown.render(&busy).unwrap()).unwrap();
         assert!(text.contains("- **Warning**: the machine was busy"));
+    }
+
+    #[test]
+    fn runs_too_short_to_judge_scaling_are_marked() {
+        let text = String::from_utf8(Markdown.render(&sample()).unwrap()).unwrap();
+        assert!(!text.contains('‡'), "{text}");
+        assert!(text.contains("- Range: N = 10 to 11; ended: N = 11 is the largest asked for."));
+        // The 2-thread run of N = 10 lasted under a second: its scaling and efficiency (in both
+        // tables) are marked, and a line says why; its time and speed-up are not.
+        let mut report = sample();
+        report.rows[2].short_for_scaling = true;
+        report.settings.budget_s = Some(600);
+        let text = String::from_utf8(Markdown.render(&report).unwrap()).unwrap();
+        assert!(
+            text.contains("- ‡: 1 of 2 engine rows on several threads lasted under 1 s"),
+            "{text}"
+        );
+        assert!(text.contains("(open range, budget 10 min)"), "{text}");
+        let scaling = column(&text, "| N | solver |", "scaling");
+        let efficiency = column(&text, "| N | solver |", "efficiency");
+        let median = column(&text, "| N | solver |", "median (s)");
+        let speedup = column(&text, "| N | solver |", "speed-up");
+        assert!(scaling[2].ends_with('‡') && efficiency[2].ends_with('‡'));
+        assert!(!median[2].contains('‡') && !speedup[2].contains('‡'));
+        assert!(!scaling[5].contains('‡') && !efficiency[5].contains('‡'));
+        let balance = column(&text, "| N | method | kernel | threads |", "efficiency");
+        assert!(balance[0].ends_with('‡') && !balance[1].contains('‡'));
+    }
+
+    #[test]
+    fn a_partial_benchmark_says_so_first() {
+        let mut report = sample();
+        report.partial = Some("stopped during N = 11, after 3 s".into());
+        let text = String::from_utf8(Markdown.render(&report).unwrap()).unwrap();
+        let first = text.lines().find(|l| !l.is_empty() && !l.starts_with('#'));
+        assert_eq!(
+            first,
+            Some("**Partial**: stopped during N = 11, after 3 s.")
+        );
     }
 }

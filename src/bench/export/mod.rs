@@ -87,13 +87,15 @@ pub(crate) mod tests {
                     efficiency: engine.then_some(1.01 * serial / time / t as f64),
                     scaling: engine.then_some(1.01 * serial / time),
                     solutions_per_s: Some(724.0 / time),
-                    nodes: 34_815,
+                    nodes: Some(34_815),
                     nodes_per_s: Some(34_815.0 / time),
                     unit_max_over_mean: engine.then_some(3.5),
                     tail_share: engine.then_some(if t == 1 { 0.0 } else { 0.04 }),
                     kernel: if engine { "avx2" } else { "dfs" }.into(),
                     counts_per_run: if n == 10 { 13 } else { 3 },
                     too_short: false,
+                    // Unflagged, as a long count's would be (the tests of the mark set it).
+                    short_for_scaling: false,
                 });
             }
         }
@@ -114,6 +116,7 @@ pub(crate) mod tests {
             settings: Settings {
                 n_min: 10,
                 n_max: 11,
+                budget_s: None,
                 threads: vec![1, 2],
                 repeat: 3,
                 split_depths: vec![],
@@ -124,6 +127,8 @@ pub(crate) mod tests {
             },
             default_method: "d4".into(),
             nodes_note: "nodes".into(),
+            range_end: "N = 11 is the largest asked for".into(),
+            partial: None,
             rows,
             projections: [2, 4]
                 .into_iter()

@@ -68,20 +68,25 @@ fn short_at(report: &Report, n: u32, method: &str) -> bool {
         .any(|r| r.n == n && r.solver == Solver::Engine && r.method == method && r.too_short)
 }
 
-/// Draws each `(label, points)` series as a coloured line with point markers, then the legend,
-/// and presents the drawing: the common end of both plots. (A macro, because plotters' chart
-/// types differ by coordinate system.)
+/// Draws each `(label, points, hollow)` series as a coloured line with point markers (hollow
+/// where `hollow` says so, filled elsewhere), then the legend, and presents the drawing: the
+/// common end of both plots. (A macro, because plotters' chart types differ by coordinate
+/// system.)
 macro_rules! finish {
     ($chart:ident, $root:ident, $err:ident, $series:expr) => {
-        for (i, (label, pts)) in $series.enumerate() {
+        for (i, (label, pts, hollow)) in $series.enumerate() {
             let c = color(i);
             $chart
                 .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))
                 .map_err(|e| $err(&e))?
                 .label(label)
                 .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2)));
+            let hollow: &Vec<bool> = &hollow;
             $chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))
+                .draw_series(pts.iter().zip(hollow).map(|(&p, &h)| {
+                    let style = if h { c.stroke_width(2) } else { c.filled() };
+                    Circle::new(p, if h { 4 } else { 3 }, style)
+                }))
                 .map_err(|e| $err(&e))?;
         }
         $chart
@@ -153,10 +158,13 @@ impl Exporter for ScalingPlot {
         let (method, method_label) = plotted_method(report);
         let kernel = kernel_of(report, &method);
         let best = best_engine_rows(report, Some(&method));
+        // Per N: the points, and whether each is from a run too short to judge scaling.
         let mut lines: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
+        let mut hollow: BTreeMap<u32, Vec<bool>> = BTreeMap::new();
         for (&(n, t), r) in &best {
             if let Some(s) = r.scaling.filter(|s| s.is_finite() && *s > 0.0) {
                 lines.entry(n).or_default().push((t as f64, s));
+                hollow.entry(n).or_default().push(r.short_for_scaling);
             }
         }
         let max_t = best.keys().map(|&(_, t)| t).max().unwrap_or(1).max(2) as f64;
@@ -205,7 +213,13 @@ impl Exporter for ScalingPlot {
                 } else {
                     ""
                 };
-                (format!("N = {n}{short}"), pts.clone())
+                let hollow = hollow[&n].clone();
+                let start_up = if hollow.iter().any(|&h| h) {
+                    " (hollow: under 1 s, too short to judge scaling)"
+                } else {
+                    ""
+                };
+                (format!("N = {n}{short}{start_up}"), pts.clone(), hollow)
             });
             finish!(chart, root, err, series);
         }
@@ -260,10 +274,13 @@ impl Exporter for TimePlot {
         } else {
             (1e-3, 1.0)
         };
-        let (n_min, n_max) = (
-            report.settings.n_min,
-            report.settings.n_max.max(report.settings.n_min + 1),
-        );
+        // The N measured (an open range ends before its settings' largest N; a stopped one may
+        // have measured none).
+        let measured = |f: fn(u32, u32) -> u32| report.rows.iter().map(|r| r.n).reduce(f);
+        let n_min = measured(u32::min).unwrap_or(report.settings.n_min);
+        let n_max = measured(u32::max)
+            .unwrap_or(report.settings.n_max)
+            .max(n_min + 1);
         let mut svg = String::new();
         {
             let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
@@ -291,7 +308,8 @@ impl Exporter for TimePlot {
                 .map_err(|e| err(&e))?;
             let series = lines.values().map(|(label, pts)| {
                 let pts: Vec<(u32, f64)> = pts.iter().copied().filter(|p| p.1 > 0.0).collect();
-                (label.clone(), pts)
+                let filled = vec![false; pts.len()];
+                (label.clone(), pts, filled)
             });
             finish!(chart, root, err, series);
         }
@@ -385,6 +403,43 @@ mod tests {
         let svg = String::from_utf8(ScalingPlot.render(&report).unwrap()).unwrap();
         assert!(svg.contains("N = 10 (too short to time: noise)"));
         assert!(svg.contains("N = 11") && !svg.contains("N = 11 (too short"));
+    }
+
+    #[test]
+    fn points_too_short_to_judge_scaling_are_hollow_and_said_so() {
+        let mut report = sample();
+        let plain = String::from_utf8(ScalingPlot.render(&report).unwrap()).unwrap();
+        assert!(!plain.contains("hollow"));
+        let filled = plain.matches("<circle").count();
+        // N = 10 on 2 threads ran under a second.
+        report.rows[2].short_for_scaling = true;
+        let svg = String::from_utf8(ScalingPlot.render(&report).unwrap()).unwrap();
+        assert!(svg.contains("N = 10 (hollow: under 1 s, too short to judge scaling)"));
+        assert!(!svg.contains("N = 11 (hollow"));
+        // One point fewer filled: plotters writes a filled circle with fill-opacity 1, a
+        // hollow one with fill="none".
+        assert_eq!(svg.matches("<circle").count(), filled);
+        assert_eq!(
+            svg.matches("fill=\"none\"").count(),
+            plain.matches("fill=\"none\"").count() + 1,
+            "{svg}"
+        );
+    }
+
+    #[test]
+    fn the_time_axis_spans_the_n_measured() {
+        // An open range up to 27 that measured N = 10 and 11: the axis ends at 11.
+        let mut report = sample();
+        report.settings.n_max = 27;
+        report.settings.budget_s = Some(600);
+        let time = String::from_utf8(TimePlot.render(&report).unwrap()).unwrap();
+        // plotters writes each label's text on a line of its own.
+        let labels = |svg: &str, n: u32| svg.contains(&format!(">\n{n}\n</text>"));
+        assert!(labels(&time, 10) && labels(&time, 11), "{time}");
+        assert!(!labels(&time, 12) && !labels(&time, 27));
+        // No row at all (stopped at once): still a plot.
+        report.rows.clear();
+        assert!(TimePlot.render(&report).is_ok() && ScalingPlot.render(&report).is_ok());
     }
 
     #[test]

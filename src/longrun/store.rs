@@ -232,6 +232,9 @@ impl StoreError {
     }
 }
 
+/// The checksum field every file of this program holds (see `parse_checked`).
+const CHECKSUM_FIELD: &[u8] = br#""checksum":"sha256:"#;
+
 /// The SHA-256 of `bytes`, as `sha256:` and 64 lowercase hex digits.
 pub fn checksum(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
@@ -613,9 +616,14 @@ where
             kind: kind.to_string(),
         });
     }
-    // Every file this program writes begins with its format's name, `{"format":"nqueens-`: a
-    // file that does not is someone else's, not a damaged one of ours.
-    if !bytes.starts_with(br#"{"format":"nqueens-"#) {
+    // Every file this program writes begins with its format's name, `{"format":"nqueens-`, and
+    // holds a `"checksum":"sha256:` field: a file with neither is someone else's. One with
+    // either is a damaged one of ours (no single flipped bit or cut takes both), said corrupt.
+    if !bytes.starts_with(br#"{"format":"nqueens-"#)
+        && !bytes
+            .windows(CHECKSUM_FIELD.len())
+            .any(|w| w == CHECKSUM_FIELD)
+    {
         return Err(StoreError::NotOurs {
             path: path.to_path_buf(),
             kind: kind.to_string(),

@@ -470,10 +470,12 @@ fn huge_shard_counts_are_refused_before_allocating() {
 #[test]
 fn list_says_when_it_cannot_start_its_threads() {
     let dir = tempfile::tempdir().unwrap();
-    // 200 MB of address space: a thousand thread stacks do not fit.
+    // 200 MB of address space and a 1 GB stack asked for each thread: the first thread cannot
+    // start, every time. (With stacks of the default size, threads started until the space ran
+    // out, and then an allocation elsewhere could fail first and abort the process.)
     let out = sh_in(
         dir.path(),
-        r#"ulimit -v 200000 && exec "$0" "$@" >/dev/null"#,
+        r#"ulimit -v 200000 && RUST_MIN_STACK=1000000000 exec "$0" "$@" >/dev/null"#,
         &["list", "12", "--threads", "1024"],
         SECS,
     );

@@ -86,6 +86,14 @@ pub fn kernels() -> Vec<nqueens::Kernel> {
     have
 }
 
+/// Whether a test that crosses split depths with kernels counts at `depth` on `kernel`, the
+/// one at `index` in [`kernels`]: the fastest kernel at every depth, each other kernel at every
+/// other depth (alternating with its index), so that every kernel meets two depths or more and
+/// every depth two kernels or more, in about half the counts of the whole cross.
+pub fn depth_on_kernel(index: usize, kernel: nqueens::Kernel, depth: u32) -> bool {
+    kernel == nqueens::Kernel::best() || (depth as usize + index) % 2 == 0
+}
+
 /// The vector kernels `/proc/cpuinfo` says this processor should run (Linux on x86-64; none
 /// elsewhere): every feature a kernel is compiled for (`Kernel::available`) listed.
 pub fn expected_kernels() -> Vec<nqueens::Kernel> {

@@ -91,7 +91,7 @@ pub fn kernels() -> Vec<nqueens::Kernel> {
 /// other depth (alternating with its index), so that every kernel meets two depths or more and
 /// every depth two kernels or more, in about half the counts of the whole cross.
 pub fn depth_on_kernel(index: usize, kernel: nqueens::Kernel, depth: u32) -> bool {
-    kernel == nqueens::Kernel::best() || (depth as usize + index) % 2 == 0
+    kernel == nqueens::Kernel::best() || (depth as usize + index).is_multiple_of(2)
 }
 
 /// The vector kernels `/proc/cpuinfo` says this processor should run (Linux on x86-64; none

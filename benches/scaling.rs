@@ -21,7 +21,7 @@ fn max_n() -> u32 {
 }
 
 fn scaling(c: &mut Criterion) {
-    let engines: Vec<Engine> = nqueens::bench::default_threads(num_cpus::get())
+    let engines: Vec<Engine> = nqueens::bench::Settings::default_threads(num_cpus::get())
         .into_iter()
         .map(|t| Engine::new(t).expect("thread pool"))
         .collect();

@@ -436,11 +436,12 @@ fn parallel_writing_crosses_chunks_and_stops_at_the_limit() {
 
 #[test]
 fn parallel_writing_under_the_memory_budget() {
-    // N = 13 boards: 13 MB of output against a budget of 0.5 MiB per thread, so the workers on
-    // later units must wait for the writer, and the output must still be the serial one.
+    // N = 13 boards: 13 MB of output against a budget of 0.5 MiB per thread (the writer's
+    // `BUDGET_PER_THREAD`), so the workers on later units must wait for the writer, and the
+    // output must still be the serial one.
     let job = Job::new(13).unwrap().with_split_depth(3).unwrap();
     let full = printed(&job, Kind::Board, None);
-    assert!(full.len() > 20 * nqueens::solutions::BUDGET_PER_THREAD);
+    assert!(full.len() > 20 * (512 << 10));
     for threads in [2, 5] {
         let (k, out) = written(&job, Kind::Board, None, threads);
         assert_eq!(k, 73_712);

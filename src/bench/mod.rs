@@ -6,9 +6,9 @@
 //! timed run (`timing`), so that no figure rests on a clock reading of microseconds unflagged.
 //!
 //! The range of N is fixed (`n_min..=n_max`) or open ([`Settings::budget_s`]): N then rises
-//! from `n_min` until the engine's run on the most threads lasts [`SCALING_MIN_S`] (a second,
+//! from `n_min` until the engine's run on the most threads lasts [`Settings::SCALING_MIN_S`] (a second,
 //! long enough to judge scaling) or the next N would overrun the time budget, whichever comes
-//! first; past [`FULL_SET_MAX_N`] only the scaling runs are made. The harness knows the expected
+//! first; past [`Settings::FULL_SET_MAX_N`] only the scaling runs are made. The harness knows the expected
 //! time of every step ahead (`forecast`), for that decision and for the progress bar. Stopped
 //! on request (a signal), it returns what it measured, marked partial ([`Report::partial`]).
 //!
@@ -19,22 +19,21 @@
 mod clock;
 pub mod export;
 mod forecast;
-pub mod machine;
+mod machine;
 mod report;
-pub mod stats;
+mod stats;
 mod timing;
 
 use crate::engine::UnitTiming;
 use crate::plan::evaluate_nodes;
 use crate::search::Kernel;
 use crate::{serial_count, Engine, Job, Method, Observer, Plan, RunOptions, Unit};
-pub use clock::utc_now_iso8601;
+use clock::utc_now_iso8601;
 use forecast::{Forecast, Work};
-use machine::Machine;
+pub use machine::Machine;
 use rayon::prelude::*;
-pub use report::{
-    ProjectionRow, Report, Row, Solver, PROJECTED_THREADS, SCHEMA_VERSION, SIGNIFICANT_DIGITS,
-};
+pub use report::{ProjectionRow, Report, Row, Solver};
+use report::{PROJECTED_THREADS, SCHEMA_VERSION};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -42,8 +41,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
+use timing::MAX_COUNTS_PER_RUN;
 use timing::{timed_run, RealClocks, TimedRun};
-pub use timing::{MAX_COUNTS_PER_RUN, SHORT_COUNT_S};
 
 /// What to measure.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -55,8 +54,8 @@ pub struct Settings {
     /// The time budget of an open range, seconds (`None`: the range is `n_min..=n_max`, every
     /// configuration at every N). With a budget, N rises from `n_min` while the next N is
     /// expected to fit in what is left of the budget, and ends at the first N past
-    /// [`FULL_SET_MAX_N`] whose run of the engine on the most threads lasted at least
-    /// [`SCALING_MIN_S`]; past [`FULL_SET_MAX_N`] only the engine with the scaling method
+    /// [`Settings::FULL_SET_MAX_N`] whose run of the engine on the most threads lasted at least
+    /// [`Settings::SCALING_MIN_S`]; past [`Settings::FULL_SET_MAX_N`] only the engine with the scaling method
     /// ([`Settings::scaling_method`]) is measured, at every thread count.
     pub budget_s: Option<u64>,
     /// Thread counts of the parallel engine, in the order measured.
@@ -67,7 +66,7 @@ pub struct Settings {
     /// thread count ([`Job::default_split_depth`]).
     pub split_depths: Vec<u32>,
     /// Methods of the engine, each measured at every thread count: by default the library's
-    /// default method ([`default_method`]) and mirror, the serial solver's own method, so that
+    /// default method ([`Settings::default_method`]) and mirror, the serial solver's own method, so that
     /// the engine's scaling against the serial solver is also measured on the same search.
     pub methods: Vec<Method>,
     /// The kernel the engine searches with (the serial solver always runs its own
@@ -75,32 +74,56 @@ pub struct Settings {
     pub kernel: Kernel,
     /// The OpenCL devices the engine counts on as well (none by default).
     pub devices: crate::engine::Devices,
-    /// Where one count takes under [`SHORT_COUNT_S`] (10 ms), each timed run repeats it until
-    /// the run has lasted this many milliseconds (by default [`DEFAULT_MIN_RUN_MS`]) and times
+    /// Where one count takes under 10 ms, each timed run repeats it until
+    /// the run has lasted this many milliseconds (by default [`Settings::DEFAULT_MIN_RUN_MS`]) and times
     /// it per count; 0 turns repetition off. A run still shorter flags its row
     /// ([`Row::too_short`]).
     pub min_run_ms: u32,
 }
 
-/// The default of [`Settings::min_run_ms`]: 50 ms.
-pub const DEFAULT_MIN_RUN_MS: u32 = 50;
-
-/// The default time budget of an open range ([`Settings::budget_s`]): 10 minutes.
-pub const DEFAULT_BUDGET_S: u64 = 600;
-
-/// The largest N of an open range at which every configuration is measured (the serial solver
-/// and every method); beyond it only the scaling runs are (the serial solver alone would take
-/// minutes a run at N = 18).
-pub const FULL_SET_MAX_N: u32 = 17;
-
-/// A parallel run shorter than this (1 s of wall time) is too short to judge scaling by
-/// ([`Row::short_for_scaling`]): making the plan, waking the workers and the tail where some
-/// of them idle weigh on it more than on a long count, and more the more threads share it.
-pub const SCALING_MIN_S: f64 = 1.0;
-
 impl Settings {
+    /// The default of [`Settings::min_run_ms`]: 50 ms.
+    pub const DEFAULT_MIN_RUN_MS: u32 = 50;
+
+    /// The default time budget of an open range ([`Settings::budget_s`]): 10 minutes.
+    pub const DEFAULT_BUDGET_S: u64 = 600;
+
+    /// The largest N of an open range at which every configuration is measured (the serial
+    /// solver and every method); beyond it only the scaling runs are (the serial solver alone
+    /// would take minutes a run at N = 18).
+    pub const FULL_SET_MAX_N: u32 = 17;
+
+    /// A parallel run shorter than this (1 s of wall time) is too short to judge scaling by
+    /// ([`Row::short_for_scaling`]): making the plan, waking the workers and the tail where
+    /// some of them idle weigh on it more than on a long count, and more the more threads
+    /// share it.
+    pub const SCALING_MIN_S: f64 = 1.0;
+
+    /// The library's default method at board size `n`: the one [`Job::new`] chooses, which
+    /// `nqueens count` runs without `--method` (for an `n` the library refuses, that of a 1×1
+    /// board).
+    pub fn default_method(n: u32) -> Method {
+        Job::new(n)
+            .or_else(|_| Job::new(1))
+            .map(|job| job.method())
+            .expect("a 1×1 board is a valid job")
+    }
+
+    /// The default thread counts for `logical_cores`: 1, 2, 4, … up to the core count, plus the
+    /// core count itself when it is not a power of two.
+    pub fn default_threads(logical_cores: usize) -> Vec<usize> {
+        let cores = logical_cores.max(1);
+        let mut list: Vec<usize> = std::iter::successors(Some(1usize), |&t| t.checked_mul(2))
+            .take_while(|&t| t <= cores)
+            .collect();
+        if list.last() != Some(&cores) {
+            list.push(cores);
+        }
+        list
+    }
+
     /// The defaults of `nqueens bench` on a machine with `logical_cores`: N from 10 in an open
-    /// range of [`DEFAULT_BUDGET_S`] up to the largest published count, the default thread
+    /// range of [`Settings::DEFAULT_BUDGET_S`] up to the largest published count, the default thread
     /// list, 3 repeats, the default split depths, the default method and mirror, the fastest
     /// kernel, runs of short counts repeated to 50 ms.
     pub fn defaults(logical_cores: usize) -> Settings {
@@ -108,18 +131,18 @@ impl Settings {
         Settings {
             n_min: 10,
             n_max,
-            budget_s: Some(DEFAULT_BUDGET_S),
-            threads: default_threads(logical_cores),
+            budget_s: Some(Settings::DEFAULT_BUDGET_S),
+            threads: Settings::default_threads(logical_cores),
             repeat: 3,
             split_depths: Vec::new(),
             methods: {
-                let mut m = vec![default_method(n_max), Method::Mirror];
+                let mut m = vec![Settings::default_method(n_max), Method::Mirror];
                 m.dedup();
                 m
             },
             kernel: Kernel::best(),
             devices: crate::engine::Devices::Cpu,
-            min_run_ms: DEFAULT_MIN_RUN_MS,
+            min_run_ms: Settings::DEFAULT_MIN_RUN_MS,
         }
     }
 
@@ -156,9 +179,9 @@ impl Settings {
     }
 
     /// The method of the scaling runs, which the plots show: the library's default method
-    /// ([`default_method`]) if it is measured, else the first measured.
+    /// ([`Settings::default_method`]) if it is measured, else the first measured.
     pub fn scaling_method(&self) -> Method {
-        let default = default_method(self.n_max);
+        let default = Settings::default_method(self.n_max);
         if self.methods.contains(&default) {
             default
         } else {
@@ -176,29 +199,6 @@ impl Settings {
             self.split_depths.clone()
         }
     }
-}
-
-/// The library's default method at board size `n`: the one [`Job::new`] chooses, which
-/// `nqueens count` runs without `--method` (for an `n` the library refuses, that of a 1×1
-/// board).
-pub fn default_method(n: u32) -> Method {
-    Job::new(n)
-        .or_else(|_| Job::new(1))
-        .map(|job| job.method())
-        .expect("a 1×1 board is a valid job")
-}
-
-/// The default thread counts for `logical_cores`: 1, 2, 4, … up to the core count, plus the
-/// core count itself when it is not a power of two.
-pub fn default_threads(logical_cores: usize) -> Vec<usize> {
-    let cores = logical_cores.max(1);
-    let mut list: Vec<usize> = std::iter::successors(Some(1usize), |&t| t.checked_mul(2))
-        .take_while(|&t| t <= cores)
-        .collect();
-    if list.last() != Some(&cores) {
-        list.push(cores);
-    }
-    list
 }
 
 /// Why a benchmark failed.
@@ -256,9 +256,8 @@ pub trait Progress {
     fn step(&mut self, _label: &str, _expected: Duration, _after: Duration) {}
 }
 
-/// A [`Progress`] that shows nothing.
-pub struct NoProgress;
-impl Progress for NoProgress {}
+/// No progress shown.
+impl Progress for () {}
 
 /// Collects the timing of every unit of an engine run.
 struct Timings(Vec<UnitTiming>);
@@ -414,7 +413,7 @@ pub fn run_until(
         started_utc,
         machine,
         settings: settings.clone(),
-        default_method: default_method(settings.n_max).to_string(),
+        default_method: Settings::default_method(settings.n_max).to_string(),
         nodes_note: "nodes = queens placed by the searches below the work-unit prefixes, \
                      counted by a separate instrumented walk of the same trees (not timed); \
                      nodes_per_s = nodes / median_s"
@@ -454,12 +453,12 @@ impl Harness<'_> {
 
     /// Whether every configuration is measured at `n` (else only the scaling runs).
     fn full_set(&self, n: u32) -> bool {
-        self.settings.budget_s.is_none() || n <= FULL_SET_MAX_N
+        self.settings.budget_s.is_none() || n <= Settings::FULL_SET_MAX_N
     }
 
     /// The configurations of `n`, in the order they are measured: the serial solver, then the
     /// engine with every method at every thread count and split depth (the scaling method
-    /// only, past [`FULL_SET_MAX_N`] in an open range).
+    /// only, past [`Settings::FULL_SET_MAX_N`] in an open range).
     fn configs(&self, n: u32) -> Vec<Config> {
         let full = self.full_set(n);
         let methods = if full {
@@ -530,9 +529,9 @@ impl Harness<'_> {
             return Ok(None);
         };
         let threads = self.settings.threads.iter().copied().max().unwrap_or(1);
-        if n > FULL_SET_MAX_N && n > self.settings.n_min {
+        if n > Settings::FULL_SET_MAX_N && n > self.settings.n_min {
             let widest = self.widest_s(n - 1);
-            if widest >= SCALING_MIN_S {
+            if widest >= Settings::SCALING_MIN_S {
                 return Ok(Some(format!(
                     "the engine's run on {threads} thread{} lasted {} at N = {}, long enough to \
                      judge scaling",
@@ -570,7 +569,7 @@ impl Harness<'_> {
         for next in n + 1..=self.settings.n_max {
             let cost = self.cost_s(next);
             if let Some(budget) = self.settings.budget_s {
-                let long = next > FULL_SET_MAX_N && widest >= SCALING_MIN_S;
+                let long = next > Settings::FULL_SET_MAX_N && widest >= Settings::SCALING_MIN_S;
                 if long || spent_s + total + cost > budget as f64 {
                     break;
                 }
@@ -600,7 +599,7 @@ impl Harness<'_> {
             .iter()
             .map(|c| self.forecast.step_s(c.work, n))
             .collect();
-        // The serial solver's median, once measured (none past FULL_SET_MAX_N in an open range).
+        // The serial solver's median, once measured (none past Settings::FULL_SET_MAX_N in an open range).
         let mut baseline = f64::NAN;
         let mut result = Ok(());
         for (ci, config) in configs.iter().enumerate() {
@@ -960,7 +959,8 @@ fn row(
     let median_s = stats::median(&s.wall).unwrap_or(f64::NAN);
     let speedup = stats::speedup(baseline_s, median_s);
     // Engine rows on several threads only: one thread has no scaling to judge.
-    let short_for_scaling = solver == Solver::Engine && threads > 1 && median_s < SCALING_MIN_S;
+    let short_for_scaling =
+        solver == Solver::Engine && threads > 1 && median_s < Settings::SCALING_MIN_S;
     Row {
         n,
         solver,

@@ -119,9 +119,8 @@ pub struct Row {
     pub kernel: String,
     /// Counts in one timed run, the fewest over the runs: 1 where a count lasted the settings'
     /// `min_run_ms`; 2 where it took 10 ms to `min_run_ms` (the second shows the first was no
-    /// slow start); more where a count took under
-    /// [`SHORT_COUNT_S`](crate::bench::SHORT_COUNT_S) and was repeated until the run had lasted
-    /// `min_run_ms`. Times are per count. Added in schema 3.
+    /// slow start); more where a count took under 10 ms and was repeated until the run had
+    /// lasted `min_run_ms`. Times are per count. Added in schema 3.
     pub counts_per_run: u64,
     /// Flag: some timed run still lasted under `min_run_ms` (the repetition cap was reached,
     /// or repetition was off and one count took under 10 ms). Its times, and the speed-ups,
@@ -129,7 +128,7 @@ pub struct Row {
     /// Added in schema 3.
     pub too_short: bool,
     /// Flag: an engine run on several threads that lasted under
-    /// [`SCALING_MIN_S`](crate::bench::SCALING_MIN_S) (1 s): making the plan, waking the workers
+    /// [`Settings::SCALING_MIN_S`](crate::bench::Settings::SCALING_MIN_S) (1 s): making the plan, waking the workers
     /// and the tail weigh on its time, so its scaling and efficiency understate what the
     /// threads do on a long count. Never set for the serial solver or one thread. Added in
     /// schema 4.
@@ -137,11 +136,11 @@ pub struct Row {
 }
 
 /// A whole benchmark: where it ran, what it measured and the results; `scaling.json`. Measured
-/// figures (the `f64` fields of rows and projections) are written with [`SIGNIFICANT_DIGITS`]
-/// significant digits; counts (solutions, nodes, units) exactly.
+/// figures (the `f64` fields of rows and projections) are written with 6 significant digits;
+/// counts (solutions, nodes, units) exactly.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
-    /// Version of this layout ([`SCHEMA_VERSION`]).
+    /// Version of this layout: 4 (`results/README.md` says what each version added).
     pub schema_version: u32,
     /// When the benchmark started, UTC, ISO 8601.
     pub started_utc: String,
@@ -150,7 +149,7 @@ pub struct Report {
     /// What was asked for.
     pub settings: Settings,
     /// The library's default method when the benchmark ran (what `nqueens count` runs without
-    /// `--method`, [`crate::bench::default_method`]), at the largest N: the method the plots
+    /// `--method`, [`crate::bench::Settings::default_method`]), at the largest N: the method the plots
     /// show when it was measured. Added in schema 3.
     pub default_method: String,
     /// How nodes are counted, in words.
@@ -164,7 +163,7 @@ pub struct Report {
     /// One row per configuration: per N the serial solver, then the engine at each thread count
     /// and split depth.
     pub rows: Vec<Row>,
-    /// The load balance the engine's scheduling alone would give at [`PROJECTED_THREADS`],
+    /// The load balance the engine's scheduling alone would give at 2, 4, 8, … 256 threads,
     /// replayed from the unit costs of the 1-thread runs of every N and split depth (each unit's
     /// cheapest time over the runs); empty when 1 is not among the thread counts.
     pub projections: Vec<ProjectionRow>,

@@ -24,22 +24,25 @@ fn published(n: u32) -> Option<u128> {
 
 #[test]
 fn default_thread_lists() {
-    assert_eq!(default_threads(1), vec![1]);
-    assert_eq!(default_threads(2), vec![1, 2]);
-    assert_eq!(default_threads(6), vec![1, 2, 4, 6]);
-    assert_eq!(default_threads(16), vec![1, 2, 4, 8, 16]);
-    assert_eq!(default_threads(256), vec![1, 2, 4, 8, 16, 32, 64, 128, 256]);
-    assert_eq!(default_threads(0), vec![1]);
+    assert_eq!(Settings::default_threads(1), vec![1]);
+    assert_eq!(Settings::default_threads(2), vec![1, 2]);
+    assert_eq!(Settings::default_threads(6), vec![1, 2, 4, 6]);
+    assert_eq!(Settings::default_threads(16), vec![1, 2, 4, 8, 16]);
+    assert_eq!(
+        Settings::default_threads(256),
+        vec![1, 2, 4, 8, 16, 32, 64, 128, 256]
+    );
+    assert_eq!(Settings::default_threads(0), vec![1]);
 }
 
 #[test]
 fn the_default_method_is_the_library_s() {
     for n in [1, 8, 17, 27] {
-        assert_eq!(default_method(n), Job::new(n).unwrap().method());
+        assert_eq!(Settings::default_method(n), Job::new(n).unwrap().method());
     }
-    assert_eq!(default_method(0), Job::new(1).unwrap().method());
+    assert_eq!(Settings::default_method(0), Job::new(1).unwrap().method());
     let defaults = Settings::defaults(2);
-    assert_eq!(defaults.methods[0], default_method(17));
+    assert_eq!(defaults.methods[0], Settings::default_method(17));
     assert!(defaults.methods.contains(&Method::Mirror));
 }
 
@@ -90,7 +93,7 @@ fn a_small_benchmark_has_every_row_and_figure() {
         &small(),
         Machine::detect("test".into()),
         &published,
-        &mut NoProgress,
+        &mut (),
     )
     .unwrap();
     // Per N: serial, then the engine with d4 and with mirror, each on 1 and on 2 threads.
@@ -151,7 +154,10 @@ fn a_small_benchmark_has_every_row_and_figure() {
     assert_eq!(report.rows[0].speedup, Some(1.0));
     assert_eq!(report.rows[0].solver, Solver::Serial);
     assert_eq!(report.schema_version, SCHEMA_VERSION);
-    assert_eq!(report.default_method, default_method(8).to_string());
+    assert_eq!(
+        report.default_method,
+        Settings::default_method(8).to_string()
+    );
     // Runs this short are never taken as a sign of a busy machine.
     assert_eq!(report.busy_warning(), None);
     // Projections from the 1-thread runs: every N and method (one default depth each) at 8
@@ -176,7 +182,7 @@ fn short_counts_are_repeated_to_50_ms_or_flagged() {
         threads: vec![1],
         repeat: 1,
         methods: vec![Method::Mirror],
-        min_run_ms: DEFAULT_MIN_RUN_MS,
+        min_run_ms: Settings::DEFAULT_MIN_RUN_MS,
         ..small()
     };
     let bench = |settings: &Settings| {
@@ -184,7 +190,7 @@ fn short_counts_are_repeated_to_50_ms_or_flagged() {
             settings,
             Machine::detect("test".into()),
             &published,
-            &mut NoProgress,
+            &mut (),
         )
         .unwrap()
     };
@@ -254,7 +260,7 @@ fn a_method_that_falls_back_to_another_measured_one_has_no_row_of_its_own() {
         &settings,
         Machine::detect("test".into()),
         &published,
-        &mut NoProgress,
+        &mut (),
     )
     .unwrap();
     let n1: Vec<(&str, usize)> = report
@@ -277,13 +283,7 @@ fn a_method_that_falls_back_to_another_measured_one_has_no_row_of_its_own() {
 fn a_count_mismatch_is_an_error() {
     // An expectation that is off by one for N = 7 only.
     let wrong = |n: u32| published(n).map(|t| if n == 7 { t + 1 } else { t });
-    let err = run(
-        &small(),
-        Machine::detect("test".into()),
-        &wrong,
-        &mut NoProgress,
-    )
-    .unwrap_err();
+    let err = run(&small(), Machine::detect("test".into()), &wrong, &mut ()).unwrap_err();
     match err {
         BenchError::Mismatch {
             n, got, expected, ..
@@ -293,12 +293,7 @@ fn a_count_mismatch_is_an_error() {
     // No published value at all: refused before any run.
     let none = |_: u32| None;
     assert!(matches!(
-        run(
-            &small(),
-            Machine::detect("test".into()),
-            &none,
-            &mut NoProgress
-        ),
+        run(&small(), Machine::detect("test".into()), &none, &mut ()),
         Err(BenchError::Invalid(_))
     ));
 }

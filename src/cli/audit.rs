@@ -25,10 +25,10 @@ pub struct AuditArgs {
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// The share of each file's units to recount, above 0 and at most 1 (1: every unit).
-    #[arg(long, value_name = "FRACTION", default_value_t = audit::DEFAULT_FRACTION, value_parser = parse_fraction)]
+    #[arg(long, value_name = "FRACTION", default_value_t = Sample::DEFAULT_FRACTION, value_parser = parse_fraction)]
     sample: f64,
     /// Recount at least K units of each file (every unit of a smaller file).
-    #[arg(long, value_name = "K", default_value_t = audit::DEFAULT_MIN_UNITS, value_parser = super::whole::<usize>)]
+    #[arg(long, value_name = "K", default_value_t = Sample::DEFAULT_MIN_UNITS, value_parser = super::whole::<usize>)]
     min_units: usize,
     /// The seed of the draw, to repeat an audit exactly [default: drawn at random, printed].
     #[arg(long, value_name = "S", value_parser = super::whole::<u64>)]
@@ -56,7 +56,7 @@ const CONFIDENCE: f64 = 0.95;
 pub fn run(args: &AuditArgs) -> Result<ExitCode> {
     let threads = args.threads.unwrap_or_else(default_threads);
     let engine = args.engine.engine(threads)?;
-    let seed = args.seed.unwrap_or_else(audit::random_seed);
+    let seed = args.seed.unwrap_or_else(Sample::random_seed);
     let sample = Sample {
         fraction: args.sample,
         min_units: args.min_units,

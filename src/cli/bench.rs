@@ -12,7 +12,7 @@ use super::{parse_n, UsageError};
 use anyhow::Result;
 use clap::Args;
 use indicatif::ProgressBar;
-use nqueens::bench::{self, export, machine::Machine, BenchError, Progress, Report, Settings};
+use nqueens::bench::{self, export, BenchError, Machine, Progress, Report, Settings};
 use nqueens::known::{self, MAX_KNOWN_N};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -71,7 +71,7 @@ pub struct BenchArgs {
     engine: super::devices::EngineArgs,
     /// A count under 10 ms is repeated within each timed run until the run has lasted this many
     /// milliseconds, and timed per count; 0: no repetition (such rows are flagged as too short).
-    #[arg(long, value_name = "MS", default_value_t = bench::DEFAULT_MIN_RUN_MS)]
+    #[arg(long, value_name = "MS", default_value_t = bench::Settings::DEFAULT_MIN_RUN_MS)]
     min_run_ms: u32,
 }
 
@@ -286,7 +286,7 @@ impl OutDir {
                 dir.to_path_buf()
             }
             None => {
-                let date = &bench::utc_now_iso8601()[..10];
+                let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
                 let base = PathBuf::from("results").join(format!("{date}-{host}"));
                 let free = |p: &Path| !p.exists() || (p.is_dir() && earlier_results(p).is_empty());
                 let path = std::iter::once(base.clone())
@@ -418,7 +418,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     settings.n_max = n_max;
     settings.budget_s = match args.n_max {
         Some(_) => None,
-        None => Some(args.budget.unwrap_or(bench::DEFAULT_BUDGET_S)),
+        None => Some(args.budget.unwrap_or(bench::Settings::DEFAULT_BUDGET_S)),
     };
     settings.repeat = args.repeat;
     if let Some(t) = &args.threads {
@@ -506,8 +506,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
                 "nqueens: error: {error}, and no fallback folder could be written either; \
                  scaling.json follows on standard output"
             );
-            let json = export::Json;
-            let bytes = export::Exporter::render(&json, &report).map_err(usage)?;
+            let bytes = export::json(&report).map_err(usage)?;
             stdout.write_all(&bytes)?;
             stdout.flush()?;
             Ok(ExitCode::FAILURE)
@@ -576,7 +575,7 @@ mod tests {
             },
             Machine::detect("test".into()),
             &|n| known::published(n).map(|p| p.total),
-            &mut bench::NoProgress,
+            &mut (),
         )
         .unwrap();
         let tmp = tempfile::tempdir().unwrap();

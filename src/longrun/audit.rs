@@ -21,12 +21,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use thiserror::Error;
 
-/// The default share of a file's units recounted: 1 %.
-pub const DEFAULT_FRACTION: f64 = 0.01;
-/// The fewest units recounted per file by default (all of a smaller file): 30 units catch a
-/// fault that spoiled a tenth of a file's units with probability at least 1 - 0.9^30 = 95.8 %.
-pub const DEFAULT_MIN_UNITS: usize = 30;
-
 /// The per-unit counts a file records: a shard result of format version 2 or a checkpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Records {
@@ -166,6 +160,19 @@ pub struct Sample {
 }
 
 impl Sample {
+    /// The default share of a file's units recounted: 1 %.
+    pub const DEFAULT_FRACTION: f64 = 0.01;
+
+    /// The fewest units recounted per file by default (all of a smaller file): 30 units catch
+    /// a fault that spoiled a tenth of a file's units with probability at least
+    /// 1 - 0.9^30 = 95.8 %.
+    pub const DEFAULT_MIN_UNITS: usize = 30;
+
+    /// A seed drawn at random, for an audit that prints its seed so it can be repeated.
+    pub fn random_seed() -> u64 {
+        super::shard::random_u64()
+    }
+
     /// How many of `units` units are recounted: the share rounded up, at least `min_units`,
     /// at most all.
     pub fn size(&self, units: usize) -> usize {
@@ -215,11 +222,6 @@ impl SplitMix64 {
             }
         }
     }
-}
-
-/// A seed drawn at random, for an audit that prints its seed so it can be repeated.
-pub fn random_seed() -> u64 {
-    super::shard::random_u64()
 }
 
 /// A unit whose recount differs from the file.
@@ -332,7 +334,7 @@ pub fn audit(
 }
 
 /// Counts the units `units` of `plan` on `engine`: each unit's counts, by index.
-pub fn recount(
+pub(crate) fn recount(
     engine: &Engine,
     plan: &Arc<Plan>,
     units: &[u32],

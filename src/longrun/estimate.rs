@@ -17,7 +17,7 @@
 //! factor: the estimate says whether a run takes minutes or months, not to the minute.
 //!
 //! A part of a job (one shard, or what a checkpoint leaves to do) takes its share of the
-//! estimated cost of the units ([`share`]).
+//! estimated cost of the units.
 
 use crate::known;
 use crate::plan::{cost, Job, Method, Plan};
@@ -55,7 +55,7 @@ pub struct TooLong {
 }
 
 /// The number of solutions for N, published (N ≤ 27) or extrapolated (N ≤ 32).
-pub fn solutions(n: u32) -> f64 {
+pub(crate) fn solutions(n: u32) -> f64 {
     if let Some(p) = known::published(n) {
         return p.total as f64;
     }
@@ -122,7 +122,7 @@ pub fn cpu_time(job: &Job, plan: Option<&Plan>, kernel: Kernel) -> Duration {
 
 /// The share of a job's estimated work in `units`, given every unit's estimated cost
 /// ([`Plan::costs`]): 1 for all of them, 0 for none.
-pub fn share(costs: &[u64], units: impl IntoIterator<Item = u32>) -> f64 {
+pub(crate) fn share(costs: &[u64], units: impl IntoIterator<Item = u32>) -> f64 {
     let all: u128 = costs.iter().map(|&c| u128::from(c)).sum();
     let part: u128 = units
         .into_iter()
@@ -145,7 +145,7 @@ pub fn check(cpu: Duration, threads: usize, confirmed: bool) -> Result<(), TooLo
 }
 
 /// Whether a run of estimated CPU time `cpu` on `threads` threads stays within `limit`.
-pub fn check_against(cpu: Duration, threads: usize, limit: Duration) -> Result<(), TooLong> {
+pub(crate) fn check_against(cpu: Duration, threads: usize, limit: Duration) -> Result<(), TooLong> {
     if cpu <= limit {
         return Ok(());
     }

@@ -36,9 +36,7 @@ mod write;
 /// The eight symmetries of the square and the canonical (lexicographically smallest) member of a
 /// solution's class: to tell which solutions are distinct.
 pub use crate::search::symmetry::{canonical, is_canonical, orbit, Orbit, Symmetry};
-pub use write::{
-    write_solutions, WriteError, WriteOptions, BUDGET_PER_THREAD, MAX_PARALLEL_N, WINDOW_PER_THREAD,
-};
+pub use write::{write_solutions, WriteError, WriteOptions, MAX_PARALLEL_N};
 
 /// The largest board [`construct`] accepts: columns are written as `u32`-sized numbers.
 pub const MAX_CONSTRUCT_N: u64 = u32::MAX as u64;

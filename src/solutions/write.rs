@@ -28,9 +28,9 @@ const CHUNK_BYTES: usize = 32 << 10;
 /// Chunks of the unit being written that may wait before its worker waits.
 const CURRENT_UNIT_CHUNKS: usize = 4;
 /// Bytes per thread that may wait to be written, from units after the one being written.
-pub const BUDGET_PER_THREAD: usize = 512 << 10;
+pub(crate) const BUDGET_PER_THREAD: usize = 512 << 10;
 /// How many units per thread may be started ahead of the one being written.
-pub const WINDOW_PER_THREAD: usize = 16;
+pub(crate) const WINDOW_PER_THREAD: usize = 16;
 
 /// The largest board listed by several threads. Workers search a few units ahead of the output,
 /// and a unit only notices a stop (limit reached, closed pipe) at its next solution; beyond this

@@ -1,5 +1,5 @@
 //! `scaling.json`: the whole [`Report`]: machine, settings and rows. The doc comments of
-//! [`Report`], [`crate::bench::Row`] and [`crate::bench::machine::Machine`] document its fields.
+//! [`Report`], [`crate::bench::Row`] and [`crate::bench::Machine`] document its fields.
 
 use super::Exporter;
 use crate::bench::{BenchError, Report};

@@ -2,7 +2,7 @@
 //! the README's Performance section and for reports.
 
 use super::Exporter;
-use crate::bench::{stats, BenchError, Report, Row, Solver, MAX_COUNTS_PER_RUN, SCALING_MIN_S};
+use crate::bench::{stats, BenchError, Report, Row, Settings, Solver, MAX_COUNTS_PER_RUN};
 use std::fmt::Write;
 
 /// The markdown export.
@@ -198,10 +198,11 @@ impl Exporter for Markdown {
         }
         let short = report.rows.iter().filter(|r| r.short_for_scaling).count();
         if short > 0 {
+            let min_s = Settings::SCALING_MIN_S;
             let _ = writeln!(
                 s,
                 "- {SHORT_FOR_SCALING}: {short} of {} on several threads lasted under \
-                 {SCALING_MIN_S} s, too short to judge scaling by: making the plan, waking the \
+                 {min_s} s, too short to judge scaling by: making the plan, waking the \
                  workers and the tail weigh on them, so their scaling and efficiency understate a \
                  long count.",
                 plural(

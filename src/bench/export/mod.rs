@@ -6,11 +6,11 @@ mod markdown;
 #[cfg(feature = "plot")]
 mod svg;
 
-pub use self::csv::Csv;
-pub use self::json::Json;
-pub use self::markdown::Markdown;
+use self::csv::Csv;
+use self::json::Json;
+use self::markdown::Markdown;
 #[cfg(feature = "plot")]
-pub use self::svg::{ScalingPlot, TimePlot};
+use self::svg::{ScalingPlot, TimePlot};
 
 use super::{BenchError, Report};
 use std::path::{Path, PathBuf};
@@ -35,6 +35,11 @@ pub fn all() -> Vec<Box<dyn Exporter>> {
         Box::new(TimePlot),
         Box::new(Markdown),
     ]
+}
+
+/// `scaling.json` of `report`: what a program reads (the schema is documented on [`Report`]).
+pub fn json(report: &Report) -> Result<Vec<u8>, BenchError> {
+    Json.render(report)
 }
 
 /// Renders every result file of `report` into `dir` (created if missing), each written

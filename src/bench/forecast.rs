@@ -76,7 +76,7 @@ impl Forecast {
     fn model(&self, work: Work, n: u32) -> f64 {
         let cpu = |m, k| cpu_time_of(n, m, false, k).as_secs_f64();
         match work {
-            Work::Serial => cpu(Method::Mirror, Kernel::Dfs),
+            Work::Serial => cpu(Method::SERIAL, Kernel::Dfs),
             Work::Engine { method, threads } => {
                 cpu(method, self.kernel) / threads.clamp(1, self.cores) as f64
             }
@@ -84,7 +84,7 @@ impl Forecast {
             // method's, on every core.
             Work::Nodes { full: true } => {
                 let walks: f64 = self.methods.iter().map(|&m| cpu(m, Kernel::Dfs)).sum();
-                (cpu(Method::Mirror, Kernel::Dfs) + walks) / self.cores as f64
+                (cpu(Method::SERIAL, Kernel::Dfs) + walks) / self.cores as f64
             }
             Work::Nodes { full: false } => cpu(self.scaling, Kernel::Dfs) / self.cores as f64,
         }

@@ -136,7 +136,7 @@ impl Settings {
             repeat: 3,
             split_depths: Vec::new(),
             methods: {
-                let mut m = vec![Settings::default_method(n_max), Method::Mirror];
+                let mut m = vec![Settings::default_method(n_max), Method::SERIAL];
                 m.dedup();
                 m
             },
@@ -778,7 +778,7 @@ impl Harness<'_> {
         row(
             n,
             Solver::Serial,
-            Method::Mirror.to_string(),
+            Method::SERIAL.to_string(),
             // The serial solver's own depth-first search.
             Kernel::Dfs.to_string(),
             1,

@@ -40,6 +40,10 @@ impl Method {
     /// Every method, in the order they were added.
     pub const ALL: [Method; 4] = [Method::Plain, Method::Mirror, Method::D4, Method::Edge];
 
+    /// The method of the serial solver ([`crate::serial_count`]: the two halves of the first
+    /// row, one depth-first search each), what a like-for-like scaling curve compares with.
+    pub const SERIAL: Method = Method::Mirror;
+
     /// What the method does: the one dispatch from a method to its module.
     pub(crate) fn search(self) -> &'static dyn Search {
         match self {

@@ -1,6 +1,7 @@
 //! The `nqueens` command: a thin shell over the library. Errors are printed once, on one line;
 //! usage errors exit with 2, failures with 1, and a closed pipe (`| head`) counts as success.
 
+#[macro_use]
 mod cli;
 
 use std::process::ExitCode;
@@ -20,7 +21,7 @@ fn main() -> ExitCode {
             if cli::is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("nqueens: error: {}", cli::one_line(&err));
+            note!("nqueens: error: {}", cli::one_line(&err));
             ExitCode::from(cli::exit_code(&err))
         }
     }

@@ -72,7 +72,7 @@ fn a_small_benchmark_writes_five_valid_files() {
         assert_eq!(row[0].parse::<u32>().unwrap(), n);
         assert_eq!(&row[1], if i % 5 == 0 { "serial" } else { "engine" });
         // The default method (d4 today), then mirror.
-        let default = nqueens::bench::Settings::default_method(8).to_string();
+        let default = nqueens::Method::default().to_string();
         let methods = ["mirror", &default, &default, "mirror", "mirror"];
         assert_eq!(&row[2], methods[i % 5]);
         assert_eq!(row[3].parse::<usize>().unwrap(), [1, 1, 2, 1, 2][i % 5]);
@@ -138,7 +138,7 @@ fn a_small_benchmark_writes_five_valid_files() {
     // The plots are SVG with text; the summary has its table.
     assert_eq!(
         json["default_method"],
-        nqueens::bench::Settings::default_method(8).to_string()
+        nqueens::Method::default().to_string()
     );
     let svg = std::fs::read_to_string(out.join("scaling.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("N = 8"));

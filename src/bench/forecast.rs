@@ -100,7 +100,7 @@ impl Forecast {
     /// measured time of the same work at another N, grown by it, is the best guess.
     pub(crate) fn count_s(&self, work: Work, n: u32) -> f64 {
         match self.measured.get(&work) {
-            Some(&(m, secs)) => secs * self.model(work, n) / self.model(work, m).max(1e-300),
+            Some(&(m, secs)) => secs * self.model(work, n) / self.model(work, m),
             None => self.model(work, n) * self.speed(),
         }
     }
@@ -129,11 +129,14 @@ impl Forecast {
 
     /// `work` took `secs` at `n` (per count for a timed run, the whole step for nodes).
     pub(crate) fn measured(&mut self, work: Work, n: u32, secs: f64) {
-        if !(secs.is_finite() && secs > 0.0) {
+        // The model gives no time to boards without solutions (N = 2 and 3): there is nothing
+        // to scale from, and a measurement there would grow without bound by the ratio.
+        let model = self.model(work, n);
+        if !(secs.is_finite() && secs > 0.0 && model > 0.0) {
             return;
         }
         if !matches!(work, Work::Nodes { .. }) && secs >= SHORT_COUNT_S {
-            self.speed.push(secs / self.model(work, n).max(1e-300));
+            self.speed.push(secs / model);
         }
         self.measured.insert(work, (n, secs));
     }
@@ -199,5 +202,23 @@ mod tests {
         assert!(f.step_s(Work::Serial, 17) > 5.0 * f.step_s(mirror, 17));
         // Small boards: a run of repeated counts.
         assert_eq!(f.step_s(edge, 10), 0.05);
+    }
+
+    #[test]
+    fn boards_without_solutions_teach_nothing() {
+        let mut f = forecast();
+        let edge = Work::Engine {
+            method: Method::Edge,
+            threads: 1,
+        };
+        let before = f.count_s(edge, 4);
+        // N = 2 and 3 have no solutions: the model gives them no time, so their measured
+        // times cannot be scaled (they were, to 1e280 s at N = 4).
+        f.measured(edge, 3, 0.001);
+        f.measured(Work::Serial, 2, 0.0005);
+        assert_eq!(f.count_s(edge, 4), before);
+        assert!(f.count_s(edge, 4) < 1.0 && f.count_s(Work::Serial, 4) < 1.0);
+        f.measured(edge, 4, 0.001);
+        assert!(f.count_s(edge, 5) < 1.0);
     }
 }

@@ -66,7 +66,7 @@ pub struct Settings {
     /// thread count ([`Job::default_split_depth`]).
     pub split_depths: Vec<u32>,
     /// Methods of the engine, each measured at every thread count: by default the library's
-    /// default method ([`Settings::default_method`]) and mirror, the serial solver's own method, so that
+    /// default method ([`Method::default`]) and mirror, the serial solver's own method, so that
     /// the engine's scaling against the serial solver is also measured on the same search.
     pub methods: Vec<Method>,
     /// The kernel the engine searches with (the serial solver always runs its own
@@ -99,16 +99,6 @@ impl Settings {
     /// share it.
     pub const SCALING_MIN_S: f64 = 1.0;
 
-    /// The library's default method at board size `n`: the one [`Job::new`] chooses, which
-    /// `nqueens count` runs without `--method` (for an `n` the library refuses, that of a 1×1
-    /// board).
-    pub fn default_method(n: u32) -> Method {
-        Job::new(n)
-            .or_else(|_| Job::new(1))
-            .map(|job| job.method())
-            .expect("a 1×1 board is a valid job")
-    }
-
     /// The default thread counts for `logical_cores`: 1, 2, 4, … up to the core count, plus the
     /// core count itself when it is not a power of two.
     pub fn default_threads(logical_cores: usize) -> Vec<usize> {
@@ -136,7 +126,7 @@ impl Settings {
             repeat: 3,
             split_depths: Vec::new(),
             methods: {
-                let mut m = vec![Settings::default_method(n_max), Method::SERIAL];
+                let mut m = vec![Method::default(), Method::SERIAL];
                 m.dedup();
                 m
             },
@@ -179,9 +169,9 @@ impl Settings {
     }
 
     /// The method of the scaling runs, which the plots show: the library's default method
-    /// ([`Settings::default_method`]) if it is measured, else the first measured.
+    /// ([`Method::default`]) if it is measured, else the first measured.
     pub fn scaling_method(&self) -> Method {
-        let default = Settings::default_method(self.n_max);
+        let default = Method::default();
         if self.methods.contains(&default) {
             default
         } else {
@@ -237,6 +227,15 @@ pub enum BenchError {
         path: PathBuf,
         /// What went wrong.
         source: std::io::Error,
+    },
+    /// A run failed after others had been measured: `report` holds those, marked partial
+    /// ([`Report::partial`] says what failed), so that they can still be written.
+    #[error("{error}")]
+    Failed {
+        /// What failed.
+        error: Box<BenchError>,
+        /// The runs measured before.
+        report: Box<Report>,
     },
     /// A result file could not be rendered.
     #[error("could not render {file}: {message}")]
@@ -338,7 +337,8 @@ pub fn run(
 }
 
 /// [`run`], stopped early once `stop` is set (by a signal handler, say): the report then holds
-/// the runs finished so far, marked partial ([`Report::partial`]). A run in progress is dropped
+/// the runs finished so far, marked partial ([`Report::partial`]); so does a failure after
+/// some runs ([`BenchError::Failed`]). A run in progress is dropped
 /// (the serial solver's is left to finish in the background), and the search nodes of the N
 /// being measured are not counted.
 pub fn run_until(
@@ -388,6 +388,7 @@ pub fn run_until(
     };
     let mut n = settings.n_min;
     let mut partial = None;
+    let mut failed = None;
     let range_end = loop {
         if n > settings.n_max {
             break format!("N = {} is the largest asked for", settings.n_max);
@@ -405,15 +406,23 @@ pub fn run_until(
                 ));
                 break format!("stopped during N = {n}");
             }
-            Err(Halt::Failed(e)) => return Err(e),
+            Err(Halt::Failed(e)) if harness.rows.is_empty() => return Err(e),
+            Err(Halt::Failed(e)) => {
+                partial = Some(format!(
+                    "failed during N = {n}, after {:.0} s: the runs finished by then; {e}",
+                    harness.start.elapsed().as_secs_f64()
+                ));
+                failed = Some(e);
+                break format!("failed during N = {n}");
+            }
         }
     };
-    Ok(Report {
+    let report = Report {
         schema_version: SCHEMA_VERSION,
         started_utc,
         machine,
         settings: settings.clone(),
-        default_method: Settings::default_method(settings.n_max).to_string(),
+        default_method: Method::default().to_string(),
         nodes_note: "nodes = queens placed by the searches below the work-unit prefixes, \
                      counted by a separate instrumented walk of the same trees (not timed); \
                      nodes_per_s = nodes / median_s"
@@ -422,7 +431,14 @@ pub fn run_until(
         partial,
         rows: harness.rows,
         projections: harness.projections,
-    })
+    };
+    match failed {
+        None => Ok(report),
+        Some(e) => Err(BenchError::Failed {
+            error: Box::new(e),
+            report: Box::new(report),
+        }),
+    }
 }
 
 /// The state of a benchmark in progress.

@@ -149,16 +149,16 @@ pub struct Report {
     /// What was asked for.
     pub settings: Settings,
     /// The library's default method when the benchmark ran (what `nqueens count` runs without
-    /// `--method`, [`crate::bench::Settings::default_method`]), at the largest N: the method the plots
-    /// show when it was measured. Added in schema 3.
+    /// `--method`, [`crate::Method::default`]): the method the plots show when it was measured.
+    /// Added in schema 3.
     pub default_method: String,
     /// How nodes are counted, in words.
     pub nodes_note: String,
     /// Why the range of N ended where it did, in words: the largest N asked for, a run long
     /// enough to judge scaling, the time budget, or a stop. Added in schema 4.
     pub range_end: String,
-    /// Set when the benchmark was stopped (by a signal) before its end, saying when: the rows
-    /// are the runs finished by then. Added in schema 4.
+    /// Set when the benchmark was stopped (by a signal) or failed before its end, saying when
+    /// and why: the rows are the runs finished by then. Added in schema 4.
     pub partial: Option<String>,
     /// One row per configuration: per N the serial solver, then the engine at each thread count
     /// and split depth.

@@ -37,12 +37,13 @@ fn default_thread_lists() {
 
 #[test]
 fn the_default_method_is_the_library_s() {
+    // The bench takes `Method::default()` as the default method: the one `Job::new` gives at
+    // every N (and `nqueens count` runs without `--method`).
     for n in [1, 8, 17, 27] {
-        assert_eq!(Settings::default_method(n), Job::new(n).unwrap().method());
+        assert_eq!(Method::default(), Job::new(n).unwrap().method());
     }
-    assert_eq!(Settings::default_method(0), Job::new(1).unwrap().method());
     let defaults = Settings::defaults(2);
-    assert_eq!(defaults.methods[0], Settings::default_method(17));
+    assert_eq!(defaults.methods[0], Method::default());
     assert!(defaults.methods.contains(&Method::Mirror));
 }
 
@@ -154,10 +155,7 @@ fn a_small_benchmark_has_every_row_and_figure() {
     assert_eq!(report.rows[0].speedup, Some(1.0));
     assert_eq!(report.rows[0].solver, Solver::Serial);
     assert_eq!(report.schema_version, SCHEMA_VERSION);
-    assert_eq!(
-        report.default_method,
-        Settings::default_method(8).to_string()
-    );
+    assert_eq!(report.default_method, Method::default().to_string());
     // Runs this short are never taken as a sign of a busy machine.
     assert_eq!(report.busy_warning(), None);
     // Projections from the 1-thread runs: every N and method (one default depth each) at 8
@@ -284,12 +282,25 @@ fn a_count_mismatch_is_an_error() {
     // An expectation that is off by one for N = 7 only.
     let wrong = |n: u32| published(n).map(|t| if n == 7 { t + 1 } else { t });
     let err = run(&small(), Machine::detect("test".into()), &wrong, &mut ()).unwrap_err();
-    match err {
+    // The rows of N = 6, measured before, come with the error, marked partial.
+    let BenchError::Failed { error, report } = err else {
+        panic!("expected a failure with the rows before it, got {err}");
+    };
+    match *error {
         BenchError::Mismatch {
             n, got, expected, ..
         } => assert_eq!((n, got, expected), (7, 40, 41)),
         other => panic!("expected a mismatch, got {other}"),
     }
+    assert!(!report.rows.is_empty() && report.rows.iter().all(|r| r.n == 6));
+    let partial = report.partial.as_deref().unwrap_or_default();
+    assert!(partial.starts_with("failed during N = 7"), "{partial}");
+    assert!(partial.contains("count mismatch"), "{partial}");
+    assert_eq!(report.range_end, "failed during N = 7");
+    // At the first N, nothing measured: the error alone.
+    let first = |n: u32| published(n).map(|t| if n == 6 { t + 1 } else { t });
+    let err = run(&small(), Machine::detect("test".into()), &first, &mut ()).unwrap_err();
+    assert!(matches!(err, BenchError::Mismatch { n: 6, .. }), "{err}");
     // No published value at all: refused before any run.
     let none = |_: u32| None;
     assert!(matches!(

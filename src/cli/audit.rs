@@ -95,7 +95,7 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
             Ok(r) => r,
             Err(e) => {
                 out.flush()?;
-                eprintln!("nqueens: error: {e}");
+                note!("nqueens: error: {e}");
                 if e.is_bad_input() {
                     bad_input += 1;
                 } else {

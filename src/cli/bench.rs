@@ -174,7 +174,7 @@ impl Display {
                         }
                         _ if last_line.elapsed() >= Duration::from_secs(10) => {
                             last_line = Instant::now();
-                            eprintln!(
+                            note!(
                                 "nqueens: bench: {:.1}% of the expected time, {}",
                                 share * 100.0,
                                 texts[0]
@@ -260,10 +260,12 @@ fn earlier_results(dir: &Path) -> Vec<&'static str> {
         .collect()
 }
 
-/// The output folder, checked: where the results will go, and whether this run created it.
+/// The output folder, checked: where the results will go, whether this run created it, and
+/// whether it may replace an earlier benchmark's results there.
 struct OutDir {
     path: PathBuf,
     created: bool,
+    overwrite: bool,
 }
 
 impl OutDir {
@@ -294,7 +296,7 @@ impl OutDir {
                     .find(|p| free(p))
                     .expect("some suffix is free");
                 if path != base {
-                    eprintln!(
+                    note!(
                         "nqueens: {} holds an earlier benchmark; writing to {}",
                         base.display(),
                         path.display()
@@ -322,7 +324,11 @@ impl OutDir {
             }
             return Err(why);
         }
-        Ok(OutDir { path, created })
+        Ok(OutDir {
+            path,
+            created,
+            overwrite,
+        })
     }
 
     /// Removes the folder if this run created it and left it empty (a benchmark that failed).
@@ -361,11 +367,22 @@ enum Saved {
 }
 
 /// Writes the results into `dir`, else into a new folder under `fallback_root` (the system's
-/// temporary folder), so that no measurement is lost to a write failure.
-fn save(report: &Report, dir: &Path, fallback_root: &Path) -> Saved {
-    let error = match export::write_all(report, dir) {
-        Ok(written) => return Saved::Here(written),
-        Err(e) => e,
+/// temporary folder), so that no measurement is lost to a write failure. Unless `overwrite`,
+/// a benchmark's results that appeared in `dir` while this one ran (another `bench` given the
+/// same folder) send these to the fallback folder too, rather than over them.
+fn save(report: &Report, dir: &Path, fallback_root: &Path, overwrite: bool) -> Saved {
+    let earlier = earlier_results(dir);
+    let error = if !overwrite && !earlier.is_empty() {
+        BenchError::Invalid(format!(
+            "{} received the results of another benchmark while this one ran ({})",
+            dir.display(),
+            earlier.join(", ")
+        ))
+    } else {
+        match export::write_all(report, dir) {
+            Ok(written) => return Saved::Here(written),
+            Err(e) => e,
+        }
     };
     let fallback = tempfile::Builder::new()
         .prefix("nqueens-bench-")
@@ -456,24 +473,39 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     let expected = |n: u32| known::published(n).map(|p| p.total);
     let result = bench::run_until(&settings, machine, &expected, &mut progress, Some(stop));
     progress.finish();
-    let report = match result {
-        Ok(report) => report,
+    let (report, failure) = match result {
+        Ok(report) => (report, None),
+        // The runs measured before a failure are written too, marked partial.
+        Err(BenchError::Failed { error, report }) => (*report, Some(*error)),
         Err(e) => {
             out.remove_if_empty();
             return Err(usage(e));
         }
     };
     if let Some(w) = report.busy_warning() {
-        eprintln!("nqueens: warning: {w}");
+        note!("nqueens: warning: {w}");
     }
-    let code = match signal.load(Ordering::SeqCst) {
-        0 => ExitCode::SUCCESS,
-        sig => {
-            eprintln!(
-                "nqueens: stopped by signal {sig}: the {} rows measured by then are written, \
-                 marked partial",
+    let code = match (&failure, signal.load(Ordering::SeqCst)) {
+        (Some(e), _) => {
+            note!(
+                "nqueens: error: {e}; the {} rows measured before are written, marked partial",
                 report.rows.len()
             );
+            ExitCode::FAILURE
+        }
+        (None, 0) => ExitCode::SUCCESS,
+        (None, sig) => {
+            let rows = report.rows.len();
+            match report.partial {
+                Some(_) => note!(
+                    "nqueens: stopped by signal {sig}: the {rows} rows measured by then are \
+                     written, marked partial"
+                ),
+                None => note!(
+                    "nqueens: stopped by signal {sig} after the last run: all {rows} rows are \
+                     written"
+                ),
+            }
             ExitCode::from(128u8.saturating_add(sig as u8))
         }
     };
@@ -484,7 +516,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
             .map_or_else(String::new, |p| p.display().to_string())
     };
     let mut stdout = std::io::stdout().lock();
-    match save(&report, &out.path, &std::env::temp_dir()) {
+    match save(&report, &out.path, &std::env::temp_dir(), out.overwrite) {
         Saved::Here(written) => {
             for path in written {
                 writeln!(stdout, "{}", path.display())?;
@@ -492,7 +524,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
             Ok(code)
         }
         Saved::Fallback { error, written } => {
-            eprintln!(
+            note!(
                 "nqueens: error: {error}; the results are in {} instead",
                 fallback(&written)
             );
@@ -502,7 +534,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
             Ok(ExitCode::FAILURE)
         }
         Saved::Nowhere { error } => {
-            eprintln!(
+            note!(
                 "nqueens: error: {error}, and no fallback folder could be written either; \
                  scaling.json follows on standard output"
             );
@@ -584,7 +616,7 @@ mod tests {
         std::fs::write(&file, b"x").unwrap();
         let roots = tmp.path().join("roots");
         std::fs::create_dir(&roots).unwrap();
-        match save(&report, &file.join("out"), &roots) {
+        match save(&report, &file.join("out"), &roots, false) {
             Saved::Fallback { error, written } => {
                 assert!(error.to_string().contains("could not write"), "{error}");
                 assert_eq!(written.len(), result_names().len());
@@ -603,14 +635,27 @@ mod tests {
         }
         // No fallback either: the caller prints scaling.json.
         assert!(matches!(
-            save(&report, &file.join("out"), &file.join("roots")),
+            save(&report, &file.join("out"), &file.join("roots"), false),
             Saved::Nowhere { .. }
         ));
         // A folder that works: the five files, there.
         let fine = tmp.path().join("fine");
         assert!(
-            matches!(save(&report, &fine, &roots), Saved::Here(w) if w.len() == result_names().len())
+            matches!(save(&report, &fine, &roots, false), Saved::Here(w) if w.len() == result_names().len())
         );
+        // Results there now (another benchmark's, say): never written over unless asked.
+        match save(&report, &fine, &roots, false) {
+            Saved::Fallback { error, written } => {
+                let error = error.to_string();
+                assert!(
+                    error.contains("received the results of another benchmark"),
+                    "{error}"
+                );
+                assert!(written.iter().all(|p| p.starts_with(&roots)));
+            }
+            other => panic!("expected the fallback folder, got {other:?}"),
+        }
+        assert!(matches!(save(&report, &fine, &roots, true), Saved::Here(_)));
     }
 
     #[test]

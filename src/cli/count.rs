@@ -93,7 +93,7 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
 fn note_fallback(job: &Job, verb: &str) {
     let ran = job.effective_method();
     if !job.placed().is_empty() && ran != job.method() {
-        eprintln!(
+        note!(
             "nqueens: --place: the queens break the symmetry {} needs; {verb} with {ran}",
             job.method()
         );
@@ -105,7 +105,7 @@ pub fn from_stdin() -> Result<ExitCode> {
     if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         // A person at a terminal, not a judge's pipe: say what is awaited (on stderr, so the
         // output stays the judge form).
-        eprintln!(
+        note!(
             "nqueens: reading N from standard input: type a board size, then Enter and Ctrl-D \
              (or run `nqueens count N`; see nqueens --help)"
         );

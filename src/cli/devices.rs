@@ -129,7 +129,7 @@ impl EngineArgs {
         }
         let engine = engine.with_devices(devices)?;
         if let Some(note) = engine.device_note() {
-            eprintln!("nqueens: --gpu: {note}; counting on the CPU");
+            note!("nqueens: --gpu: {note}; counting on the CPU");
         }
         Ok(engine)
     }
@@ -140,7 +140,7 @@ impl EngineArgs {
 pub fn warn_failed(devices: &[DeviceRun]) {
     for d in devices {
         if let Some(e) = &d.error {
-            eprintln!(
+            note!(
                 "nqueens: OpenCL device {} ({}) failed after counting {} units; the CPU counted \
                  the rest: {}",
                 d.device.index,

@@ -73,9 +73,9 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
         // No solution at all is said as `solve` says it: a line on stderr and exit code 1.
         Ok(0) if opts.limit != Some(0) => {
             if args.place.is_empty() {
-                eprintln!("nqueens: {}", super::solve::no_solution(u64::from(args.n)));
+                note!("nqueens: {}", super::solve::no_solution(u64::from(args.n)));
             } else {
-                eprintln!(
+                note!(
                     "nqueens: no solution of N = {} contains the given queens",
                     args.n
                 );

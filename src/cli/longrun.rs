@@ -133,7 +133,7 @@ pub fn run(
     }
     let note = |msg: String| {
         if !args.quiet {
-            eprintln!("nqueens: {msg}");
+            note!("nqueens: {msg}");
         }
     };
     let Signals { cancel, signal } = signals;
@@ -208,7 +208,7 @@ pub fn run(
                 ),
                 None => "nothing saved (no --checkpoint)".into(),
             };
-            eprintln!("nqueens: stopped by signal {sig}: {done} of {units} units done, {saved}");
+            note!("nqueens: stopped by signal {sig}: {done} of {units} units done, {saved}");
             return Ok(ExitCode::from(128u8.saturating_add(sig as u8)));
         }
         Finish::Done(done) => done,
@@ -223,7 +223,7 @@ pub fn run(
             } else {
                 "the count follows on standard output as usual, but no result file was written"
             };
-            eprintln!(
+            note!(
                 "nqueens: error: {}; {follows}",
                 super::escape(&e.to_string())
             );

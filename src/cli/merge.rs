@@ -53,25 +53,27 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
         Err(MergeError::Store(e)) => return Err(e.into()),
         Err(MergeError::Disagree(list)) => {
             let shards: std::collections::BTreeSet<_> = list.iter().map(|d| d.shard).collect();
-            eprintln!(
+            note!(
                 "nqueens: replicas disagree on {} unit(s) of {} shard(s): a machine counted \
                  wrong, and there is no total; `nqueens audit --sample 1 FILE` recounts a file",
                 list.len(),
                 shards.len()
             );
             for d in list.iter().take(SHOWN) {
-                eprintln!("nqueens:   {d}");
+                note!("nqueens:   {d}");
             }
             if list.len() > SHOWN {
-                eprintln!("nqueens:   ... and {} more", list.len() - SHOWN);
+                note!("nqueens:   ... and {} more", list.len() - SHOWN);
             }
             return Ok(ExitCode::FAILURE);
         }
     };
     if m.replicated > 0 {
-        eprintln!(
+        note!(
             "nqueens: {} of {} shards confirmed by a replica ({} of them from another host)",
-            m.replicated, m.shards, m.replicated_across_hosts
+            m.replicated,
+            m.shards,
+            m.replicated_across_hosts
         );
     }
     let id = &m.identity;

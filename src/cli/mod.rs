@@ -1,5 +1,15 @@
 //! Command-line parsing and dispatch.
 
+/// `eprintln!` that ignores a failed write: a message must never cost what it reports. After a
+/// hang-up (SIGHUP) every write to the closed terminal fails with EIO, and a log piped into a
+/// program that died fails with EPIPE; `eprintln!` panics on both.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod audit;
 mod bench;
 mod count;

@@ -227,7 +227,7 @@ impl Display {
         if let Some((bar, _)) = &self.bar {
             bar.finish_and_clear();
         } else if let (Mode::Lines(_), Some(p)) = (self.mode, &self.last) {
-            eprintln!("{}", line(p));
+            note!("{}", line(p));
         }
     }
 }
@@ -247,7 +247,7 @@ impl Watch for Display {
             Mode::Lines(every) => {
                 if self.last_line.elapsed() >= every {
                     self.last_line = Instant::now();
-                    eprintln!("{}", line(p));
+                    note!("{}", line(p));
                 }
             }
         }

@@ -38,7 +38,7 @@ pub fn run(args: &SolveArgs) -> Result<ExitCode> {
     let fmt = args.format.format();
     format::check_size(fmt.as_ref(), args.format.name(), args.n)?;
     let Some(solution) = construct(args.n)? else {
-        eprintln!("nqueens: {}", no_solution(args.n));
+        note!("nqueens: {}", no_solution(args.n));
         return Ok(ExitCode::FAILURE);
     };
     let mut printer = Printer::new(fmt, super::stdout());

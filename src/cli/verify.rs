@@ -179,7 +179,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         out.flush()?;
     }
     if mismatches > 0 {
-        eprintln!(
+        note!(
             "nqueens: {mismatches} of {} counts differ from the {}",
             args.max,
             match &args.table {

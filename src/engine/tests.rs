@@ -26,10 +26,12 @@ fn engine_counts_and_uniques() {
     assert!(Engine::new(0).is_err());
 }
 
+/// Asks the engine to stop at the `n`-th finished unit, and at every one after it (units
+/// already running when the engine is asked to stop still report).
 struct StopAfter(usize);
 impl Observer for StopAfter {
     fn unit_done(&mut self, _: &Unit, _: Counts, _: UnitTiming) -> ControlFlow<()> {
-        self.0 -= 1;
+        self.0 = self.0.saturating_sub(1);
         if self.0 == 0 {
             ControlFlow::Break(())
         } else {

@@ -99,8 +99,20 @@ impl Forecast {
     /// The model's time grows by the ratio of the published counts and 4 % per N: the
     /// measured time of the same work at another N, grown by it, is the best guess.
     pub(crate) fn count_s(&self, work: Work, n: u32) -> f64 {
-        match self.measured.get(&work) {
-            Some(&(m, secs)) => secs * self.model(work, n) / self.model(work, m),
+        // The nodes of the scaling method alone (past N = 17 in an open range) are never
+        // measured before they are needed; those of every configuration are, and the walk is
+        // alike: the one scales to the other by the model.
+        let like = match work {
+            Work::Nodes { full } => Some(Work::Nodes { full: !full }),
+            _ => None,
+        };
+        match self
+            .measured
+            .get(&work)
+            .map(|&m| (work, m))
+            .or_else(|| like.and_then(|l| Some((l, *self.measured.get(&l)?))))
+        {
+            Some((kind, (m, secs))) => secs * self.model(work, n) / self.model(kind, m),
             None => self.model(work, n) * self.speed(),
         }
     }
@@ -202,6 +214,21 @@ mod tests {
         assert!(f.step_s(Work::Serial, 17) > 5.0 * f.step_s(mirror, 17));
         // Small boards: a run of repeated counts.
         assert_eq!(f.step_s(edge, 10), 0.05);
+    }
+
+    #[test]
+    fn the_scaling_method_s_nodes_follow_those_of_every_configuration() {
+        let mut f = forecast();
+        let (full, scaling) = (Work::Nodes { full: true }, Work::Nodes { full: false });
+        f.measured(full, 17, 12.0);
+        let want = 12.0 * f.model(scaling, 18) / f.model(full, 17);
+        assert!((f.count_s(scaling, 18) - want).abs() < 1e-9);
+        // Measured itself, its own time counts.
+        f.measured(scaling, 18, 5.0);
+        assert!(
+            (f.count_s(scaling, 19) - 5.0 * f.model(scaling, 19) / f.model(scaling, 18)).abs()
+                < 1e-9
+        );
     }
 
     #[test]

@@ -6,9 +6,10 @@
 //! timed run (`timing`), so that no figure rests on a clock reading of microseconds unflagged.
 //!
 //! The range of N is fixed (`n_min..=n_max`) or open ([`Settings::budget_s`]): N then rises
-//! from `n_min` until the engine's run on the most threads lasts [`Settings::SCALING_MIN_S`] (a second,
-//! long enough to judge scaling) or the next N would overrun the time budget, whichever comes
-//! first; past [`Settings::FULL_SET_MAX_N`] only the scaling runs are made. The harness knows the expected
+//! from `n_min` through [`Settings::FULL_SET_MAX_N`] (17) and on until the engine's run on the
+//! most threads has lasted [`Settings::SCALING_MIN_S`] (a second, long enough to judge
+//! scaling), unless the next N would overrun the time budget first; past
+//! [`Settings::FULL_SET_MAX_N`] only the scaling runs are made. The harness knows the expected
 //! time of every step ahead (`forecast`), for that decision and for the progress bar. Stopped
 //! on request (a signal), it returns what it measured, marked partial ([`Report::partial`]).
 //!
@@ -53,10 +54,10 @@ pub struct Settings {
     pub n_max: u32,
     /// The time budget of an open range, seconds (`None`: the range is `n_min..=n_max`, every
     /// configuration at every N). With a budget, N rises from `n_min` while the next N is
-    /// expected to fit in what is left of the budget, and ends at the first N past
-    /// [`Settings::FULL_SET_MAX_N`] whose run of the engine on the most threads lasted at least
-    /// [`Settings::SCALING_MIN_S`]; past [`Settings::FULL_SET_MAX_N`] only the engine with the scaling method
-    /// ([`Settings::scaling_method`]) is measured, at every thread count.
+    /// expected to fit in what is left of the budget, and ends at the first N from
+    /// [`Settings::FULL_SET_MAX_N`] on whose run of the engine on the most threads lasted at
+    /// least [`Settings::SCALING_MIN_S`]; past [`Settings::FULL_SET_MAX_N`] only the engine with
+    /// the scaling method ([`Settings::scaling_method`]) is measured, at every thread count.
     pub budget_s: Option<u64>,
     /// Thread counts of the parallel engine, in the order measured.
     pub threads: Vec<usize>,

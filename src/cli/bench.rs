@@ -24,16 +24,17 @@ use std::time::{Duration, Instant};
 /// Measure the engine against the single-threaded solver: every N, every thread count, repeated;
 /// writes scaling.csv, scaling.json, scaling.svg, time.svg and summary.md.
 ///
-/// Without --n-max, N rises from --n-min within --budget until the engine's run on the most
-/// threads lasts a second (long enough to judge scaling); past N = 17 only those scaling runs
-/// are made. Engine runs on several threads that last under a second are marked in the results.
+/// Without --n-max, N rises from --n-min within --budget, through N = 17 and on until the
+/// engine's run on the most threads has lasted a second (long enough to judge scaling); past
+/// N = 17 only those scaling runs are made. Engine runs on several threads that last under a second are marked in the results.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// Smallest N.
     #[arg(long, value_name = "A", default_value_t = 10, value_parser = parse_n)]
     n_min: u32,
     /// Largest N, at most 27 (every count is checked against the published value)
-    /// [default: as far as --budget allows, until the run on the most threads lasts a second].
+    /// [default: as far as --budget allows, from N = 17 on until the run on the most threads has
+    /// lasted a second].
     #[arg(long, value_name = "B", value_parser = parse_n)]
     n_max: Option<u32>,
     /// Time budget of the range without --n-max: seconds, or a number with s, m or h

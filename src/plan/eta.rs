@@ -132,8 +132,9 @@ impl Eta {
         }
     }
 
-    /// Units finished before this run (a resumed count): they count in [`Eta::fraction_done`]
-    /// only. Units of a class this run has none of are left out.
+    /// Units finished before this run (a resumed count): they count in [`Eta::fraction_done`],
+    /// and, with [`Eta::with_time_before`], give the starting speed (all of them in the whole,
+    /// those of a class this run also has in that class's).
     pub fn with_done_before(mut self, done: &[Planned]) -> Eta {
         let dense: HashMap<u32, usize> = self
             .order

@@ -33,8 +33,10 @@ pub const ECHO_ROOM: usize = 3;
 /// The narrowest width a line is fitted to: below it, the line is cut.
 const NARROWEST: usize = 20;
 
-/// The width of the terminal on stderr, in columns: `TIOCGWINSZ`, else `$COLUMNS`, else 80.
-pub fn terminal_width() -> usize {
+/// The rows and columns of the terminal on stderr (`TIOCGWINSZ`; either is 0 where the
+/// terminal does not say). Asked here rather than through `console`, which gives no size at all
+/// when the rows are unknown (a pseudo-terminal given only its columns, as `script` makes).
+fn window() -> Option<(usize, usize)> {
     #[cfg(unix)]
     {
         let mut size = std::mem::MaybeUninit::<libc::winsize>::zeroed();
@@ -44,32 +46,31 @@ pub fn terminal_width() -> usize {
             let rc = libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, size.as_mut_ptr());
             (rc, size.assume_init())
         };
-        if rc == 0 && size.ws_col > 0 {
-            return usize::from(size.ws_col);
+        if rc == 0 {
+            return Some((usize::from(size.ws_row), usize::from(size.ws_col)));
         }
     }
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.trim().parse::<usize>().ok())
-        .filter(|&c| c > 0)
-        .unwrap_or(80)
+    None
+}
+
+/// The width of the terminal on stderr, in columns: `TIOCGWINSZ`, else `$COLUMNS`, else 80.
+pub fn terminal_width() -> usize {
+    match window() {
+        Some((_, cols)) if cols > 0 => cols,
+        _ => std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.trim().parse::<usize>().ok())
+            .filter(|&c| c > 0)
+            .unwrap_or(80),
+    }
 }
 
 /// The height of the terminal on stderr, in rows: `TIOCGWINSZ`, else 24.
 fn terminal_height() -> usize {
-    #[cfg(unix)]
-    {
-        let mut size = std::mem::MaybeUninit::<libc::winsize>::zeroed();
-        // SAFETY: as in `terminal_width`.
-        let (rc, size) = unsafe {
-            let rc = libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, size.as_mut_ptr());
-            (rc, size.assume_init())
-        };
-        if rc == 0 && size.ws_row > 0 {
-            return usize::from(size.ws_row);
-        }
+    match window() {
+        Some((rows, _)) if rows > 0 => rows,
+        _ => 24,
     }
-    24
 }
 
 /// Standard error as indicatif's terminal, [`ECHO_ROOM`] columns narrower than it is (see the

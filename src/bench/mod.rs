@@ -75,9 +75,9 @@ pub struct Settings {
     pub kernel: Kernel,
     /// The OpenCL devices the engine counts on as well (none by default).
     pub devices: crate::engine::Devices,
-    /// Where one count takes under 10 ms, each timed run repeats it until
-    /// the run has lasted this many milliseconds (by default [`Settings::DEFAULT_MIN_RUN_MS`]) and times
-    /// it per count; 0 turns repetition off. A run still shorter flags its row
+    /// Where one count takes under 10 ms, each timed run repeats it until the run has lasted
+    /// this many milliseconds (by default [`Settings::DEFAULT_MIN_RUN_MS`]) and times it per
+    /// count; 0 turns repetition off. A run still shorter flags its row
     /// ([`Row::too_short`]).
     pub min_run_ms: u32,
 }
@@ -114,8 +114,8 @@ impl Settings {
     }
 
     /// The defaults of `nqueens bench` on a machine with `logical_cores`: N from 10 in an open
-    /// range of [`Settings::DEFAULT_BUDGET_S`] up to the largest published count, the default thread
-    /// list, 3 repeats, the default split depths, the default method and mirror, the fastest
+    /// range of [`Settings::DEFAULT_BUDGET_S`] up to the largest published count, the default
+    /// thread list, 3 repeats, the default split depths, the default method and mirror, the fastest
     /// kernel, runs of short counts repeated to 50 ms.
     pub fn defaults(logical_cores: usize) -> Settings {
         let n_max = crate::known::MAX_KNOWN_N;
@@ -616,7 +616,7 @@ impl Harness<'_> {
             .iter()
             .map(|c| self.forecast.step_s(c.work, n))
             .collect();
-        // The serial solver's median, once measured (none past Settings::FULL_SET_MAX_N in an open range).
+        // The serial solver's median, once measured (none past N = 17 in an open range).
         let mut baseline = f64::NAN;
         let mut result = Ok(());
         for (ci, config) in configs.iter().enumerate() {

@@ -128,8 +128,8 @@ pub struct Row {
     /// Added in schema 3.
     pub too_short: bool,
     /// Flag: an engine run on several threads that lasted under
-    /// [`Settings::SCALING_MIN_S`](crate::bench::Settings::SCALING_MIN_S) (1 s): making the plan, waking the workers
-    /// and the tail weigh on its time, so its scaling and efficiency understate what the
+    /// [`Settings::SCALING_MIN_S`](crate::bench::Settings::SCALING_MIN_S) (1 s): making the
+    /// plan, waking the workers and the tail weigh on its time, so its scaling and efficiency understate what the
     /// threads do on a long count. Never set for the serial solver or one thread. Added in
     /// schema 4.
     pub short_for_scaling: bool,

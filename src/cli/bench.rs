@@ -26,7 +26,8 @@ use std::time::{Duration, Instant};
 ///
 /// Without --n-max, N rises from --n-min within --budget, through N = 17 and on until the
 /// engine's run on the most threads has lasted a second (long enough to judge scaling); past
-/// N = 17 only those scaling runs are made. Engine runs on several threads that last under a second are marked in the results.
+/// N = 17 only those scaling runs are made. Engine runs on several threads that last under a
+/// second are marked in the results.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// Smallest N.

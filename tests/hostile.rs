@@ -715,7 +715,7 @@ fn slow_args(n: u32, ckpt: &str) -> Vec<String> {
 }
 
 fn spawn_in(dir: &Path, args: &[String]) -> Child {
-    std::process::Command::new(bin())
+    common::with_default_signals(&mut std::process::Command::new(bin()))
         .args(args)
         .current_dir(dir)
         .stdout(Stdio::piped())

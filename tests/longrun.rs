@@ -68,7 +68,7 @@ fn long_args(n: u32, ckpt: &Path) -> Vec<String> {
 }
 
 fn spawn(args: &[String]) -> Child {
-    std::process::Command::new(bin())
+    common::with_default_signals(&mut std::process::Command::new(bin()))
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

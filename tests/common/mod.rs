@@ -94,6 +94,24 @@ pub fn depth_on_kernel(index: usize, kernel: nqueens::Kernel, depth: u32) -> boo
     kernel == nqueens::Kernel::best() || (depth as usize + index).is_multiple_of(2)
 }
 
+/// Starts `cmd`'s process with SIGINT, SIGTERM and SIGHUP at their default action, for a test
+/// that sends them: a test runner started in the background by a shell without job control
+/// ignores SIGINT, the process inherits that, and `nqueens` keeps a signal ignored at start
+/// ignored (as `nohup` expects), so the signal would be lost and the test would judge nothing.
+pub fn with_default_signals(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: runs in the child between fork and exec, calling only `signal`, which is
+    // async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+            Ok(())
+        })
+    }
+}
+
 /// The vector kernels `/proc/cpuinfo` says this processor should run (Linux on x86-64; none
 /// elsewhere): every feature a kernel is compiled for (`Kernel::available`) listed.
 pub fn expected_kernels() -> Vec<nqueens::Kernel> {

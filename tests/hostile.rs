@@ -611,26 +611,7 @@ fn unsaved_result(n: u32, shard: bool) -> bool {
     let sub = dir.path().join("results");
     std::fs::create_dir(&sub).unwrap();
     let ckpt = dir.path().join("c.json");
-    let mut args: Vec<String> = [
-        "count",
-        &n.to_string(),
-        "--threads",
-        "2",
-        "--method",
-        "plain",
-        "--kernel",
-        "dfs",
-        "--split-depth",
-        "4",
-        "--checkpoint-every",
-        "0.05",
-        "--quiet",
-        "--checkpoint",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.push(ckpt.to_str().unwrap().into());
+    let mut args = slow_args(n, ckpt.to_str().unwrap());
     args.push("--out".into());
     args.push(sub.join("r.json").to_str().unwrap().into());
     if shard {

@@ -82,6 +82,15 @@ impl EchoSafeStderr {
     fn write(&self, s: &str) -> std::io::Result<()> {
         std::io::stderr().lock().write_all(s.as_bytes())
     }
+
+    /// Moves the cursor `n` cells in the direction of the ANSI final byte `to` (A up, B down,
+    /// C right, D left); nothing for 0, which the sequence would read as 1.
+    fn cursor(&self, n: usize, to: char) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.write(&format!("\x1b[{n}{to}"))
+    }
 }
 
 impl TermLike for EchoSafeStderr {
@@ -93,28 +102,16 @@ impl TermLike for EchoSafeStderr {
         u16::try_from(terminal_height()).unwrap_or(u16::MAX)
     }
     fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        self.write(&format!("\x1b[{n}A"))
+        self.cursor(n, 'A')
     }
     fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        self.write(&format!("\x1b[{n}B"))
+        self.cursor(n, 'B')
     }
     fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        self.write(&format!("\x1b[{n}C"))
+        self.cursor(n, 'C')
     }
     fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        self.write(&format!("\x1b[{n}D"))
+        self.cursor(n, 'D')
     }
     fn write_line(&self, s: &str) -> std::io::Result<()> {
         self.write(&format!("{s}\n"))

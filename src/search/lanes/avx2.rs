@@ -1,50 +1,10 @@
 //! The lane search on eight AVX2 lanes: the [`Vector`] operations of `__m256i`, with the
 //! compress operation AVX2 lacks done by a permutation from a table.
 
-use super::scheduler::{run, with_searches, COUNTING, RECORDING};
-use super::{Count, Gapped, Sink, Vector};
-use crate::search::bounded::Rows;
-use crate::search::dfs::Masks;
+use super::Vector;
 use std::arch::x86_64::*;
 
-/// [`super::count`] on eight AVX2 lanes.
-///
-/// # Safety
-/// The processor must have the features above ([`crate::search::Kernel::available`]).
-#[target_feature(enable = "avx2,popcnt,bmi1,lzcnt")]
-pub(super) unsafe fn count(n: u32, first: u32, m: Masks, rows: &Rows, c: &mut Count) {
-    with_searches(&COUNTING, |s| {
-        run::<Ymm, _, 4, false>(s, n, first, m, rows, None, c)
-    });
-}
-
-/// [`super::count_gapped`] on eight AVX2 lanes.
-///
-/// # Safety
-/// The processor must have the features above ([`crate::search::Kernel::available`]).
-#[target_feature(enable = "avx2,popcnt,bmi1,lzcnt")]
-pub(super) unsafe fn count_gapped(
-    rows_n: u32,
-    m: Masks,
-    rows: &Rows,
-    gapped: Gapped<'_>,
-    c: &mut Count,
-) {
-    with_searches(&COUNTING, |s| {
-        run::<Ymm, _, 4, true>(s, rows_n, 0, m, rows, Some(gapped), c)
-    });
-}
-
-/// [`super::visit`] on eight AVX2 lanes.
-///
-/// # Safety
-/// The processor must have the features above ([`crate::search::Kernel::available`]).
-#[target_feature(enable = "avx2,popcnt,bmi1,lzcnt")]
-pub(super) unsafe fn visit<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, sink: &mut S) {
-    with_searches(&RECORDING, |s| {
-        run::<Ymm, _, 9, false>(s, n, first, m, rows, None, sink)
-    });
-}
+entry_points!(Ymm, "avx2,popcnt,bmi1,lzcnt", "eight AVX2 lanes");
 
 #[derive(Clone, Copy)]
 pub(super) struct Ymm(__m256i);

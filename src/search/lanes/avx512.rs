@@ -1,49 +1,9 @@
 //! The lane search on sixteen AVX-512 lanes: the [`Vector`] operations of `__m512i`.
 
-use super::scheduler::{run, with_searches, COUNTING, RECORDING};
-use super::{Count, Gapped, Sink, Vector};
-use crate::search::bounded::Rows;
-use crate::search::dfs::Masks;
+use super::Vector;
 use std::arch::x86_64::*;
 
-/// [`super::count`] on sixteen AVX-512 lanes.
-///
-/// # Safety
-/// The processor must have the features above ([`crate::search::Kernel::available`]).
-#[target_feature(enable = "avx512f,popcnt,bmi1,lzcnt")]
-pub(super) unsafe fn count(n: u32, first: u32, m: Masks, rows: &Rows, c: &mut Count) {
-    with_searches(&COUNTING, |s| {
-        run::<Zmm, _, 4, false>(s, n, first, m, rows, None, c)
-    });
-}
-
-/// [`super::count_gapped`] on sixteen AVX-512 lanes.
-///
-/// # Safety
-/// The processor must have the features above ([`crate::search::Kernel::available`]).
-#[target_feature(enable = "avx512f,popcnt,bmi1,lzcnt")]
-pub(super) unsafe fn count_gapped(
-    rows_n: u32,
-    m: Masks,
-    rows: &Rows,
-    gapped: Gapped<'_>,
-    c: &mut Count,
-) {
-    with_searches(&COUNTING, |s| {
-        run::<Zmm, _, 4, true>(s, rows_n, 0, m, rows, Some(gapped), c)
-    });
-}
-
-/// [`super::visit`] on sixteen AVX-512 lanes.
-///
-/// # Safety
-/// The processor must have the features above ([`crate::search::Kernel::available`]).
-#[target_feature(enable = "avx512f,popcnt,bmi1,lzcnt")]
-pub(super) unsafe fn visit<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, sink: &mut S) {
-    with_searches(&RECORDING, |s| {
-        run::<Zmm, _, 9, false>(s, n, first, m, rows, None, sink)
-    });
-}
+entry_points!(Zmm, "avx512f,popcnt,bmi1,lzcnt", "sixteen AVX-512 lanes");
 
 #[derive(Clone, Copy)]
 pub(super) struct Zmm(__m512i);

@@ -30,6 +30,73 @@
 //! everywhere: `sse2.rs` on x86-64, the plain arrays of `portable.rs` elsewhere. The depth-first
 //! search runs when asked ([`Kernel::Dfs`]) and for trees too small for the lanes.
 
+/// Defines an instruction set's entry points, `count`, `count_gapped` and `visit` on the
+/// vector type `$v` ("on `$lanes`" in their docs), each compiled with `$features` enabled so
+/// that the scheduler's generic search inlines into it with those instructions.
+macro_rules! entry_points {
+    ($v:ty, $features:literal, $lanes:literal) => {
+        #[doc = concat!("[`super::count`] on ", $lanes, ".")]
+        ///
+        /// # Safety
+        #[doc = concat!(
+            "The processor must have ", $features, " ([`crate::search::Kernel::available`])."
+        )]
+        #[target_feature(enable = $features)]
+        pub(super) unsafe fn count(
+            n: u32,
+            first: u32,
+            m: crate::search::dfs::Masks,
+            rows: &crate::search::bounded::Rows,
+            c: &mut super::Count,
+        ) {
+            use super::scheduler::{run, with_searches, COUNTING};
+            with_searches(&COUNTING, |s| {
+                run::<$v, _, 4, false>(s, n, first, m, rows, None, c)
+            });
+        }
+
+        #[doc = concat!("[`super::count_gapped`] on ", $lanes, ".")]
+        ///
+        /// # Safety
+        #[doc = concat!(
+            "The processor must have ", $features, " ([`crate::search::Kernel::available`])."
+        )]
+        #[target_feature(enable = $features)]
+        pub(super) unsafe fn count_gapped(
+            rows_n: u32,
+            m: crate::search::dfs::Masks,
+            rows: &crate::search::bounded::Rows,
+            gapped: super::Gapped<'_>,
+            c: &mut super::Count,
+        ) {
+            use super::scheduler::{run, with_searches, COUNTING};
+            with_searches(&COUNTING, |s| {
+                run::<$v, _, 4, true>(s, rows_n, 0, m, rows, Some(gapped), c)
+            });
+        }
+
+        #[doc = concat!("[`super::visit`] on ", $lanes, ".")]
+        ///
+        /// # Safety
+        #[doc = concat!(
+            "The processor must have ", $features, " ([`crate::search::Kernel::available`])."
+        )]
+        #[target_feature(enable = $features)]
+        pub(super) unsafe fn visit<S: super::Sink>(
+            n: u32,
+            first: u32,
+            m: crate::search::dfs::Masks,
+            rows: &crate::search::bounded::Rows,
+            sink: &mut S,
+        ) {
+            use super::scheduler::{run, with_searches, RECORDING};
+            with_searches(&RECORDING, |s| {
+                run::<$v, _, 9, false>(s, n, first, m, rows, None, sink)
+            });
+        }
+    };
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]

@@ -2,50 +2,10 @@
 //! register, the compress operation done by table lookups of bytes (`tbl`) from a table of
 //! byte shuffles, eight lanes at a time.
 
-use super::scheduler::{run, with_searches, COUNTING, RECORDING};
-use super::{Count, Gapped, Sink, Vector};
-use crate::search::bounded::Rows;
-use crate::search::dfs::Masks;
+use super::Vector;
 use std::arch::aarch64::*;
 
-/// [`super::count`] on NEON lanes.
-///
-/// # Safety
-/// The processor must have NEON ([`crate::search::Kernel::available`]).
-#[target_feature(enable = "neon")]
-pub(super) unsafe fn count(n: u32, first: u32, m: Masks, rows: &Rows, c: &mut Count) {
-    with_searches(&COUNTING, |s| {
-        run::<Neon, _, 4, false>(s, n, first, m, rows, None, c)
-    });
-}
-
-/// [`super::count_gapped`] on NEON lanes.
-///
-/// # Safety
-/// The processor must have NEON ([`crate::search::Kernel::available`]).
-#[target_feature(enable = "neon")]
-pub(super) unsafe fn count_gapped(
-    rows_n: u32,
-    m: Masks,
-    rows: &Rows,
-    gapped: Gapped<'_>,
-    c: &mut Count,
-) {
-    with_searches(&COUNTING, |s| {
-        run::<Neon, _, 4, true>(s, rows_n, 0, m, rows, Some(gapped), c)
-    });
-}
-
-/// [`super::visit`] on NEON lanes.
-///
-/// # Safety
-/// The processor must have NEON ([`crate::search::Kernel::available`]).
-#[target_feature(enable = "neon")]
-pub(super) unsafe fn visit<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, sink: &mut S) {
-    with_searches(&RECORDING, |s| {
-        run::<Neon, _, 9, false>(s, n, first, m, rows, None, sink)
-    });
-}
+entry_points!(Neon, "neon", "NEON lanes");
 
 /// Registers per vector.
 const R: usize = 4;

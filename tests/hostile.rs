@@ -25,26 +25,30 @@ fn bin() -> PathBuf {
 /// Runs `nqueens args` in `dir`, killed if it takes more than `limit` (a refusal must come at
 /// once: a FIFO read would block for ever).
 fn run_in(dir: &Path, args: &[&str], limit: Duration) -> Output {
-    let mut child = std::process::Command::new(bin())
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_or_kill(&mut child, limit, args);
-    child.wait_with_output().unwrap()
+    output_within(
+        std::process::Command::new(bin()).args(args),
+        dir,
+        args,
+        limit,
+    )
 }
 
 /// Runs `sh -c SCRIPT nqueens args` in `dir` (`"$0" "$@"` in the script is the command), with
 /// a time limit.
 fn sh_in(dir: &Path, script: &str, args: &[&str], limit: Duration) -> Output {
-    let mut child = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(script)
-        .arg(bin())
-        .args(args)
+    let mut sh = std::process::Command::new("sh");
+    sh.arg("-c").arg(script).arg(bin()).args(args);
+    output_within(&mut sh, dir, args, limit)
+}
+
+/// Runs `cmd` in `dir` with no input, killed after `limit` (`args` name it in the message).
+fn output_within(
+    cmd: &mut std::process::Command,
+    dir: &Path,
+    args: &[&str],
+    limit: Duration,
+) -> Output {
+    let mut child = cmd
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -615,7 +615,7 @@ fn unsaved_result(n: u32, shard: bool) -> bool {
     let sub = dir.path().join("results");
     std::fs::create_dir(&sub).unwrap();
     let ckpt = dir.path().join("c.json");
-    let mut args = slow_args(n, ckpt.to_str().unwrap());
+    let mut args = common::slow_count(n, ckpt.to_str().unwrap());
     args.push("--out".into());
     args.push(sub.join("r.json").to_str().unwrap().into());
     if shard {
@@ -675,30 +675,6 @@ fn remove_folder(dir: &Path) {
     }
 }
 
-/// A count of a few seconds on 2 threads (plain, depth-first kernel), with a checkpoint.
-fn slow_args(n: u32, ckpt: &str) -> Vec<String> {
-    [
-        "count",
-        &n.to_string(),
-        "--threads",
-        "2",
-        "--method",
-        "plain",
-        "--kernel",
-        "dfs",
-        "--split-depth",
-        "4",
-        "--checkpoint-every",
-        "0.05",
-        "--quiet",
-        "--checkpoint",
-        ckpt,
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect()
-}
-
 fn spawn_in(dir: &Path, args: &[String]) -> Child {
     common::with_default_signals(&mut std::process::Command::new(bin()))
         .args(args)
@@ -730,7 +706,7 @@ fn removing_a_live_runs_lock_file_does_not_let_a_second_run_in() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let ckpt = d.join("c.ckpt");
-    let args = slow_args(16, "c.ckpt");
+    let args = common::slow_count(16, "c.ckpt");
     let mut first = spawn_in(d, &args);
     assert!(locked_by(first.id(), &ckpt, SECS), "no lock taken");
     std::fs::remove_file(lock_path(&ckpt)).unwrap();
@@ -753,7 +729,7 @@ fn a_run_whose_lock_was_taken_over_stops() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let ckpt = d.join("c.ckpt");
-    let first = spawn_in(d, &slow_args(16, "c.ckpt"));
+    let first = spawn_in(d, &common::slow_count(16, "c.ckpt"));
     assert!(locked_by(first.id(), &ckpt, SECS), "no lock taken");
     // Removed and taken here at once; should the run have made it again in between, again.
     let t0 = Instant::now();
@@ -835,7 +811,7 @@ fn a_signal_ignored_at_start_stays_ignored() {
         .arg("-c")
         .arg(r#"trap "" HUP && exec "$0" "$@""#)
         .arg(bin())
-        .args(slow_args(16, "c.ckpt"))
+        .args(common::slow_count(16, "c.ckpt"))
         .current_dir(d)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

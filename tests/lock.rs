@@ -1,6 +1,8 @@
 //! One run per checkpoint and per result file: a second run stops at once with exit code 2 and
 //! the holder's process ID; the lock goes with its process however it ends.
 
+mod common;
+
 use assert_cmd::Command;
 use nqueens::known::published;
 use nqueens::longrun::lock::{lock_path, RunLock};
@@ -11,29 +13,6 @@ use std::time::{Duration, Instant};
 
 fn nq() -> Command {
     Command::cargo_bin("nqueens").unwrap()
-}
-
-/// A count of a second or more on 2 threads (plain, depth-first kernel), with a checkpoint.
-fn slow_args(ckpt: &Path) -> Vec<String> {
-    let args = [
-        "count",
-        "15",
-        "--threads",
-        "2",
-        "--method",
-        "plain",
-        "--kernel",
-        "dfs",
-        "--split-depth",
-        "4",
-        "--checkpoint-every",
-        "0.05",
-        "--quiet",
-        "--checkpoint",
-    ];
-    let mut v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    v.push(ckpt.to_str().unwrap().into());
-    v
 }
 
 fn spawn(args: &[String]) -> Child {
@@ -115,7 +94,7 @@ fn a_second_shard_run_on_one_out_file_exits_2() {
 fn two_real_runs_on_one_checkpoint_then_kill_9_frees_the_lock() {
     let dir = tempfile::tempdir().unwrap();
     let ckpt = dir.path().join("q.ckpt");
-    let args = slow_args(&ckpt);
+    let args = common::slow_count(15, &ckpt);
     let mut first = spawn(&args);
     wait_for_lock(&first, &ckpt);
     // The second process stops at once, naming the first.

@@ -42,31 +42,6 @@ impl Rng {
     }
 }
 
-/// The slow-enough job of the kill tests: about a second on 2 threads, in many small units
-/// (plain, on the depth-first kernel: the lanes would finish too soon to be killed mid-run).
-fn long_args(n: u32, ckpt: &Path) -> Vec<String> {
-    [
-        "count",
-        &n.to_string(),
-        "--threads",
-        "2",
-        "--method",
-        "plain",
-        "--kernel",
-        "dfs",
-        "--split-depth",
-        "4",
-        "--checkpoint",
-        ckpt.to_str().unwrap(),
-        "--checkpoint-every",
-        "0.05",
-        "--quiet",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect()
-}
-
 fn spawn(args: &[String]) -> Child {
     common::with_default_signals(&mut std::process::Command::new(bin()))
         .args(args)
@@ -93,12 +68,12 @@ fn kill_9_at_random_instants_then_resume_gives_the_exact_total() {
         // Roughly how long a whole run takes here, to spread the kills over it.
         let t0 = Instant::now();
         let dir = tempfile::tempdir().unwrap();
-        run_to_end(&long_args(n, &dir.path().join("whole.json")));
+        run_to_end(&common::slow_count(n, dir.path().join("whole.json")));
         let whole_ms = (t0.elapsed().as_millis() as u64).max(50);
         for _trial in 0..3 {
             let dir = tempfile::tempdir().unwrap();
             let ckpt = dir.path().join("ckpt.json");
-            let args = long_args(n, &ckpt);
+            let args = common::slow_count(n, &ckpt);
             // Up to three kills in a row, each at a random instant of the (remaining) run.
             for _kill in 0..=rng.below(3) {
                 let mut child = spawn(&args);
@@ -151,7 +126,7 @@ fn signal_mid_run(n: u32, sig: &str, code: i32) -> bool {
     use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
     let ckpt = dir.path().join("ckpt.json");
-    let mut args = long_args(n, &ckpt);
+    let mut args = common::slow_count(n, &ckpt);
     // No periodic saves: the finished units can only be saved on the signal. A progress
     // line per unit tells when the first units are done.
     let every = args.iter().position(|a| a == "--checkpoint-every").unwrap();
@@ -406,7 +381,7 @@ fn merge_refuses_missing_duplicate_foreign_and_corrupt_shards() {
 fn a_killed_and_resumed_shard_writes_the_same_result() {
     let dir = tempfile::tempdir().unwrap();
     let shard_args = |n: u32, ckpt: &Path, out: &Path| -> Vec<String> {
-        let mut a = long_args(n, ckpt);
+        let mut a = common::slow_count(n, ckpt);
         a.extend(
             ["--shard", "1/3", "--out", out.to_str().unwrap()]
                 .iter()
@@ -466,7 +441,7 @@ fn progress_lines_in_logs_and_quiet() {
 fn a_checkpoint_resumes_on_another_kernel() {
     let dir = tempfile::tempdir().unwrap();
     let ckpt = dir.path().join("ckpt.json");
-    let (n, args) = common::kill_mid_run(&[15, 16], &ckpt, |n| long_args(n, &ckpt));
+    let (n, args) = common::kill_mid_run(&[15, 16], &ckpt, |n| common::slow_count(n, &ckpt));
     let saved = Checkpoint::load(&ckpt).unwrap();
     assert!(
         !saved.done.is_empty() && saved.done.len() < saved.identity.units as usize,
@@ -531,7 +506,7 @@ fn unsaved_result_goes_to_stdout(n: u32) -> bool {
     let sub = dir.path().join("results");
     std::fs::create_dir(&sub).unwrap();
     let ckpt = dir.path().join("c.json");
-    let mut args = long_args(n, &ckpt);
+    let mut args = common::slow_count(n, &ckpt);
     args.extend(
         [
             "--shard",

@@ -86,6 +86,33 @@ pub fn kernels() -> Vec<nqueens::Kernel> {
     have
 }
 
+/// A checkpointed count of N = `n` slow enough to stop or kill mid-run: 2 threads, many small
+/// units (plain at split depth 4, on the depth-first kernel: the lanes would finish too soon),
+/// a checkpoint every 50 ms, no output but the count (N = 15: about a second here).
+pub fn slow_count(n: u32, ckpt: impl AsRef<std::path::Path>) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "count",
+        &n.to_string(),
+        "--threads",
+        "2",
+        "--method",
+        "plain",
+        "--kernel",
+        "dfs",
+        "--split-depth",
+        "4",
+        "--checkpoint-every",
+        "0.05",
+        "--quiet",
+        "--checkpoint",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push(ckpt.as_ref().to_str().unwrap().into());
+    args
+}
+
 /// Whether a test that crosses split depths with kernels counts at `depth` on `kernel`, the
 /// one at `index` in [`kernels`]: the fastest kernel at every depth, each other kernel at every
 /// other depth (alternating with its index), so that every kernel meets two depths or more and

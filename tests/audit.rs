@@ -65,16 +65,22 @@ fn a_faulty_machine_passes_the_checksum_but_not_an_audit_nor_a_replica() {
     let right = ShardResult::load(&files[1]).unwrap().unit_counts().unwrap()[&unit].total;
     let total = published(11).unwrap().total;
 
-    // The checksum and the sums pass, by this program and by the standalone script: merged
-    // alone, the faulty shard gives a wrong total that nothing in the files betrays.
+    // The checksum and the sums pass, by this program and by the standalone script; merged
+    // alone, the faulty shard gives a total that only the published value betrays: MISMATCH,
+    // exit 1 and no total.
     assert!(ShardResult::load(&bad).is_ok());
     let out = python(&[bad.as_os_str()]);
     assert!(out.status.success(), "{out:?}");
     nq().arg("merge")
         .args([&files[0], &bad, &files[2]])
         .assert()
-        .success()
-        .stdout(format!("{}\n", total + 3));
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains(format!(
+            "the shards add up to {} solutions, but the published count of N = 11 is {total} \
+             solutions: MISMATCH",
+            total + 3
+        )));
 
     // An audit of every unit finds it, naming the unit, both counts and the host.
     nq().args(["audit", "--sample", "1", "--threads", "2"])
@@ -146,6 +152,184 @@ fn a_faulty_machine_passes_the_checksum_but_not_an_audit_nor_a_replica() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("copy.json is a copy of"));
+}
+
+/// The shard files `files` rewritten by `edit` and resealed (their sums and checksums made to
+/// match), under new names in `dir`: a forgery that every check of a single file passes.
+fn forged(dir: &Path, files: &[PathBuf], edit: &dyn Fn(usize, &mut ShardResult)) -> Vec<PathBuf> {
+    files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let mut r = ShardResult::load(f).unwrap();
+            edit(i, &mut r);
+            reseal(&mut r);
+            let to = dir.join(format!("forged{i}.json"));
+            r.save(&to).unwrap();
+            to
+        })
+        .collect()
+}
+
+/// Makes a shard result's sums agree with its per-unit records, and seals it.
+fn reseal(r: &mut ShardResult) {
+    if let Some(t) = &r.unit_totals {
+        r.total = t.iter().sum();
+    }
+    if let Some(u) = &r.unit_uniques {
+        r.unique = Some(u.iter().sum());
+    }
+    r.seal();
+}
+
+/// `merge` of `files` refused with `code`, nothing on standard output, `why` on stderr.
+fn refused(files: &[PathBuf], code: i32, why: &str) {
+    let out = nq().arg("merge").args(files).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{why}: {err}");
+    assert!(out.stdout.is_empty(), "{why}: a total printed: {out:?}");
+    assert!(err.contains(why), "{err} lacks {why}");
+}
+
+#[test]
+fn forged_but_consistent_shard_sets_are_refused_with_no_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let files: Vec<PathBuf> = (0..3)
+        .map(|i| shard(d, 10, i, 3, &format!("s{i}.json"), &["--unique"]))
+        .collect();
+    nq().arg("merge")
+        .args(&files)
+        .assert()
+        .success()
+        .stdout("724 92\n");
+    let loaded: Vec<ShardResult> = files
+        .iter()
+        .map(|f| ShardResult::load(f).unwrap())
+        .collect();
+    // One unit claimed by two shard files: shard 0 takes a unit of shard 1 as well.
+    let (stolen, stolen_counts) = (loaded[1].units[0], loaded[1].unit_counts().unwrap());
+    let two_claims = forged(d, &files, &|i, r| {
+        if i == 0 {
+            let k = r.units.partition_point(|&u| u < stolen);
+            r.units.insert(k, stolen);
+            r.unit_totals
+                .as_mut()
+                .unwrap()
+                .insert(k, stolen_counts[&stolen].total);
+            r.unit_uniques
+                .as_mut()
+                .unwrap()
+                .insert(k, stolen_counts[&stolen].unique);
+        }
+    });
+    refused(
+        &two_claims,
+        2,
+        &format!("unit {stolen} is not one of its units"),
+    );
+    // A set without unit 0.
+    let no_unit_0 = forged(d, &files, &|_, r| {
+        if r.units.first() == Some(&0) {
+            r.units.remove(0);
+            r.unit_totals.as_mut().unwrap().remove(0);
+            r.unit_uniques.as_mut().unwrap().remove(0);
+        }
+    });
+    refused(&no_unit_0, 2, "unit 0 of the shard is missing");
+    // A replica that differs from its shard in one unit's unique count alone.
+    let mut replica = ShardResult::load(&shard(d, 10, 1, 3, "r1.json", &["--unique"])).unwrap();
+    replica.unit_uniques.as_mut().unwrap()[2] += 1;
+    reseal(&mut replica);
+    let odd = d.join("r1.odd.json");
+    replica.save(&odd).unwrap();
+    let mut set = files.clone();
+    set.push(odd);
+    refused(
+        &set,
+        1,
+        &format!("shard 1/3 unit {}: total", replica.units[2]),
+    );
+    // Relabelled identities, each on the whole set.
+    type Edit<'a> = &'a dyn Fn(&mut ShardResult);
+    let relabel: [(&str, Edit); 10] = [
+        ("n: 11", &|r| r.identity.n = 11),
+        ("n: 0", &|r| r.identity.n = 0),
+        ("n: 33", &|r| r.identity.n = 33),
+        ("n: u32::MAX", &|r| r.identity.n = u32::MAX),
+        ("depth 0", &|r| r.identity.split_depth = 0),
+        ("depth u32::MAX", &|r| r.identity.split_depth = u32::MAX),
+        ("method bogus", &|r| r.identity.method = "bogus".into()),
+        ("plan method plain", &|r| {
+            r.identity.plan_method = "plain".into()
+        }),
+        ("attacking queens", &|r| {
+            r.identity.placed = vec![[1, 1], [2, 2]]
+        }),
+        ("units + 1", &|r| r.identity.units += 1),
+    ];
+    for (what, edit) in relabel {
+        let set = forged(d, &files, &|_, r| edit(r));
+        let out = nq().arg("merge").args(&set).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{what}: {out:?}");
+        assert!(out.stdout.is_empty(), "{what}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        // N = 0 has no placement at all: its files' counts alone give it away.
+        let why = if what == "n: 0" {
+            "more solutions than an N = 0 board has placements"
+        } else {
+            "no job of this program has its identity"
+        };
+        assert!(err.contains(why), "{what}: {err}");
+    }
+    // The whole set downgraded to format 1 (sums only), one sum bumped: only the published
+    // value betrays it.
+    let old = forged(d, &files, &|i, r| {
+        (r.format_version, r.unit_totals, r.unit_uniques, r.run_id) = (1, None, None, None);
+        if i == 2 {
+            r.total += 2;
+        }
+    });
+    refused(
+        &old,
+        1,
+        "the shards add up to 726 solutions, 92 unique, but the published count",
+    );
+}
+
+/// A checkpoint is one run's own: a unit outside the run's shard, put there and resealed, is
+/// refused on resume, and the checkpoint left as it was.
+#[test]
+fn a_checkpoint_unit_outside_the_shard_is_refused_on_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("s0.ckpt");
+    let run = |extra: &[&str]| {
+        nq().args(["count", "11", "--shard", "0/2", "--quiet", "--checkpoint"])
+            .arg(&ckpt)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let first = run(&[]);
+    assert!(first.status.success(), "{first:?}");
+    let mut c = Checkpoint::load(&ckpt).unwrap();
+    let plan = Records::of_checkpoint(c.clone()).plan(&ckpt).unwrap();
+    let theirs = nqueens::longrun::ShardSpec { index: 1, count: 2 }.units(&plan);
+    c.done.insert(theirs[0], nqueens::Counts::default());
+    c.save(&ckpt).unwrap();
+    let before = std::fs::read(&ckpt).unwrap();
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "unit {} is not one of this run's units",
+            theirs[0]
+        )),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&ckpt).unwrap(), before);
 }
 
 #[test]

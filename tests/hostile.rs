@@ -876,3 +876,106 @@ fn control_characters_are_escaped_in_messages() {
         );
     }
 }
+
+/// Issue 28, item 7: a run whose every unit is counted but whose last checkpoint save fails
+/// (here a file-size limit of 6 KiB: the first save, of no unit, fits; the last, of 730 units,
+/// does not) prints its count and writes the smaller result file, and exits 1 naming the save.
+#[test]
+fn a_failed_last_save_never_costs_the_finished_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let args = [
+        "count",
+        "12",
+        "--split-depth",
+        "3",
+        "--checkpoint",
+        "c.ckpt",
+        "--checkpoint-every",
+        "3600",
+        "--out",
+        "s.json",
+    ];
+    let out = sh_in(d, r#"ulimit -f 12 && exec "$0" "$@""#, &args, SECS);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "14200\n", "{err}");
+    assert!(
+        err.contains("the last save of the checkpoint failed: cannot write c.ckpt: File too large"),
+        "{err}"
+    );
+    assert!(err.contains("wrote s.json"), "{err}");
+    assert_eq!(ShardResult::load(&d.join("s.json")).unwrap().total, 14200);
+}
+
+/// A script for [`sh_in`] that runs the command with standard output a pipe whose reader has
+/// gone (a FIFO opened and closed again by the shell), and exits with the command's status.
+const CLOSED_PIPE: &str =
+    r#"mkfifo fifo && { "$0" "$@" > fifo & exec 3<fifo; exec 3<&-; wait $!; }"#;
+
+/// Issue 28, item 8: a shard's result that reaches neither `--out` nor standard output (a
+/// closed pipe) is never a success: exit 1, and the result file kept in a new file of the
+/// temporary directory, named on stderr. A closed pipe after the result was written is no
+/// failure.
+#[test]
+fn a_result_that_reached_nowhere_is_never_a_success() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let tmp = d.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let script = format!(
+        "TMPDIR='{}' && export TMPDIR && {CLOSED_PIPE}",
+        tmp.display()
+    );
+    let out = sh_in(d, &script, &["count", "12", "--shard", "0/2", "-q"], SECS);
+    let _ = std::fs::remove_file(d.join("fifo"));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("Broken pipe"), "{err}");
+    let kept: Vec<PathBuf> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?} {err}");
+    assert!(
+        err.contains(&format!("saved in {}", kept[0].display())),
+        "{err}"
+    );
+    assert_eq!(
+        ShardResult::load(&kept[0]).unwrap().shard.to_string(),
+        "0/2"
+    );
+    std::fs::remove_file(&kept[0]).unwrap();
+    // --out failed at the end (a file-size limit of 512 bytes at least), and the pipe is
+    // closed: exit 1, both failures said, no new file that the limit would cut.
+    let script = format!(
+        "ulimit -f 1 && TMPDIR='{}' && export TMPDIR && {CLOSED_PIPE}",
+        tmp.display()
+    );
+    let args = ["count", "12", "--shard", "0/2", "--out", "s.json"];
+    let out = sh_in(d, &script, &args, SECS);
+    let _ = std::fs::remove_file(d.join("fifo"));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write s.json: File too large"), "{err}");
+    assert!(err.contains("Broken pipe"), "{err}");
+    assert!(err.contains("could not be saved elsewhere either"), "{err}");
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    // The count of a whole job, kept nowhere but standard output: exit 1, the count in the
+    // message.
+    let out = sh_in(d, CLOSED_PIPE, &["count", "10"], SECS);
+    let _ = std::fs::remove_file(d.join("fifo"));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("the count was 724"), "{err}");
+    // Written to --out first: the closed pipe loses nothing.
+    let out = sh_in(
+        d,
+        CLOSED_PIPE,
+        &["count", "10", "--out", "whole.json"],
+        SECS,
+    );
+    let _ = std::fs::remove_file(d.join("fifo"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(ShardResult::load(&d.join("whole.json")).unwrap().total, 724);
+}

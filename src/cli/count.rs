@@ -1,6 +1,6 @@
 //! `nqueens count` and the standard-input form.
 
-use super::report::print_report;
+use super::report::print_count;
 use super::{default_threads, parse_n, parse_threads, UsageError};
 use anyhow::Result;
 use clap::Args;
@@ -83,7 +83,7 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
     note_fallback(&job, "counting");
     let report = engine.count(&job)?;
     super::devices::warn_failed(&report.devices);
-    print_report(&mut super::stdout(), &report, args.unique, args.json, None)?;
+    print_count(&report, args.unique, args.json)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -137,6 +137,6 @@ pub fn from_stdin() -> Result<ExitCode> {
     let hint = format!("run `nqueens count {n} --yes` to start it anyway");
     super::longrun::confirm(cpu, threads, false, &hint)?;
     let report = nqueens::count(&job, threads)?;
-    print_report(&mut super::stdout(), &report, false, false, None)?;
+    print_count(&report, false, false)?;
     Ok(ExitCode::SUCCESS)
 }

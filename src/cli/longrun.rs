@@ -20,7 +20,7 @@ use anyhow::Result;
 use clap::Args;
 use nqueens::longrun::estimate;
 use nqueens::longrun::ShardSpec;
-use nqueens::longrun::{Finish, Run};
+use nqueens::longrun::{Done, Finish, Run};
 use nqueens::{Engine, Job, Method};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -213,10 +213,33 @@ pub fn run(
         }
         Finish::Done(done) => done,
     };
+    deliver(args, &done, json, unique)
+}
+
+/// Says what became of a finished run's files, and prints its result: the count, its JSON
+/// report, or (for a shard not written to `--out`) the result file itself. Nothing counted is
+/// lost: a failed last save of the checkpoint or of the result file is said and the result
+/// printed all the same, with exit code 1; standard output that cannot take a result kept
+/// nowhere else (a closed pipe included) fails too, and a shard's result file then goes to a
+/// new file in the temporary directory, named on stderr.
+fn deliver(args: &LongRunArgs, done: &Done, json: bool, unique: bool) -> Result<ExitCode> {
     super::devices::warn_failed(&done.report.devices);
-    match &done.saved {
-        Some(Ok(out)) => note(format!("wrote {}", shown_path(out))),
-        // Said once, here, with what follows on standard output instead.
+    let mut failed = false;
+    if let Some(e) = &done.unsaved {
+        note!(
+            "nqueens: error: the last save of the checkpoint failed: {}; every unit was counted, \
+             and the count follows",
+            super::escape(&e.to_string())
+        );
+        failed = true;
+    }
+    let written = match &done.saved {
+        Some(Ok(out)) => {
+            if !args.quiet {
+                note!("nqueens: wrote {}", shown_path(out));
+            }
+            true
+        }
         Some(Err(e)) => {
             let follows = if args.shard.is_some() {
                 "the result file follows on standard output instead"
@@ -227,38 +250,92 @@ pub fn run(
                 "nqueens: error: {}; {follows}",
                 super::escape(&e.to_string())
             );
+            failed = true;
+            false
         }
-        None => {}
-    }
-    let mut stdout = super::stdout();
+        None => false,
+    };
+    let mut text = Vec::new();
     let resumed = Some(done.resumed);
+    let carries_result_file = args.shard.is_some() && !written;
     match args.shard {
         // The result file is a shard's output: on stdout when it was not written.
-        Some(_) if !matches!(done.saved, Some(Ok(_))) => {
-            stdout.write_all(&done.result.to_bytes())?
-        }
+        Some(_) if carries_result_file => text = done.result.to_bytes(),
         // Written: with --json, the shard's report too (its share of the counts and units).
         Some(s) if json => {
             let of = ShardOf {
                 spec: s.to_string(),
                 job_units: done.job_units,
             };
-            print_report_of(&mut stdout, &done.report, unique, true, resumed, Some(of))?;
+            print_report_of(&mut text, &done.report, unique, true, resumed, Some(of))?;
         }
         Some(_) => {}
         None => {
             let mut report = done.report.clone();
             // The whole job: the report names all its units.
             report.units = done.job_units;
-            print_report_of(&mut stdout, &report, unique, json, resumed, None)?;
+            print_report_of(&mut text, &report, unique, json, resumed, None)?;
         }
     }
-    stdout.flush()?;
-    if let Some(Err(e)) = &done.saved {
-        // Already said above; the code of the error (1: the disk, the system).
-        return Ok(ExitCode::from(if e.is_bad_input() { 2 } else { 1 }));
+    // Kept elsewhere: in the result file, or in a checkpoint that holds every unit (the same
+    // command prints the count again at once).
+    let kept = written || (args.checkpoint.is_some() && done.unsaved.is_none());
+    if let Err(e) = write_out(&text) {
+        if kept && e.kind() == std::io::ErrorKind::BrokenPipe {
+            return Ok(exit(failed));
+        }
+        let what = if carries_result_file {
+            match keep_result_file(done) {
+                Ok(path) => format!(
+                    "the shard's result file is saved in {} instead",
+                    shown_path(&path)
+                ),
+                Err(k) => format!("and it could not be saved elsewhere either ({k})"),
+            }
+        } else if kept {
+            "the result is kept in the files named above".into()
+        } else {
+            format!(
+                "the count was {}",
+                String::from_utf8_lossy(&text).trim_end()
+            )
+        };
+        return Err(super::Undelivered(format!("{e}; {what}")).into());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(exit(failed))
+}
+
+/// Exit code 1 when something asked for failed, else 0.
+fn exit(failed: bool) -> ExitCode {
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Writes `text` to standard output, whole, and flushes it.
+fn write_out(text: &[u8]) -> std::io::Result<()> {
+    let mut stdout = super::stdout();
+    stdout.write_all(text)?;
+    stdout.flush()
+}
+
+/// A shard's result file that reached neither `--out` nor standard output, in a new file of
+/// the temporary directory (never over another): its path.
+fn keep_result_file(done: &Done) -> std::io::Result<PathBuf> {
+    let spec = done.result.shard;
+    let mut file = tempfile::Builder::new()
+        .prefix(&format!(
+            "nqueens-{}-shard-{}-of-{}-",
+            done.result.identity.n, spec.index, spec.count
+        ))
+        .suffix(".json")
+        .tempfile()?;
+    file.write_all(&done.result.to_bytes())?;
+    file.as_file().sync_all()?;
+    let (_, path) = file.keep().map_err(|e| e.error)?;
+    Ok(path)
 }
 
 /// `path` as quoted in a message: control characters escaped.

@@ -60,11 +60,20 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
                 shards.len()
             );
             for d in list.iter().take(SHOWN) {
-                note!("nqueens:   {d}");
+                // Paths and hosts come from the files: escaped, never sent raw to a terminal.
+                note!("nqueens:   {}", super::escape(&d.to_string()));
             }
             if list.len() > SHOWN {
                 note!("nqueens:   ... and {} more", list.len() - SHOWN);
             }
+            return Ok(ExitCode::FAILURE);
+        }
+        Err(e @ MergeError::Mismatch { .. }) => {
+            note!(
+                "nqueens: {}; a machine counted wrong, and there is no total: `nqueens audit \
+                 FILE...` recounts a sample of each file's units and names the wrong ones",
+                super::escape(&e.to_string())
+            );
             return Ok(ExitCode::FAILURE);
         }
     };

@@ -166,6 +166,13 @@ fn help_hint(args: &[String]) -> String {
 #[error("{0}")]
 pub struct UsageError(pub String);
 
+/// A finished result that did not reach standard output and is kept nowhere else (a closed
+/// pipe included): never a success, unlike a listing cut short by `| head`. The message says
+/// where the result is, or what it was.
+#[derive(Debug, thiserror::Error)]
+#[error("the result could not be written: {0}")]
+pub struct Undelivered(pub String);
+
 /// The exit code for an error: 2 for usage errors, 1 otherwise.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
     let usage = err.chain().any(|e| {

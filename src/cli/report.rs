@@ -74,6 +74,22 @@ pub(super) fn print_report(
     print_report_of(out, r, unique, json, resumed_units, None)
 }
 
+/// Prints a finished count (see [`print_report`]) on standard output, which must take it: the
+/// count is kept nowhere else, so a closed pipe is a failure here, unlike for a listing, and
+/// the message carries the count.
+pub(super) fn print_count(r: &Report, unique: bool, json: bool) -> Result<()> {
+    let mut text = Vec::new();
+    print_report(&mut text, r, unique, json, None)?;
+    let mut stdout = super::stdout();
+    stdout
+        .write_all(&text)
+        .and_then(|()| stdout.flush())
+        .map_err(|e| {
+            let count = String::from_utf8_lossy(&text);
+            super::Undelivered(format!("{e}; the count was {}", count.trim_end())).into()
+        })
+}
+
 /// Which shard of a job a report is of.
 pub(super) struct ShardOf {
     /// `I/M`.

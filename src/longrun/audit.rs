@@ -13,7 +13,7 @@ use super::checkpoint::Checkpoint;
 use super::shard::{ShardResult, ShardSpec};
 use super::store::{Identity, StoreError};
 use crate::engine::{Engine, Observer, RunOptions, UnitTiming};
-use crate::plan::{Job, Plan, Queen};
+use crate::plan::Plan;
 use crate::search::{Counts, Unit};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -120,27 +120,12 @@ impl Records {
     /// identity is the records' in every part (program and unit-enumeration version included),
     /// since a unit is recounted by its index in this plan.
     pub fn plan(&self, path: &Path) -> Result<Plan, AuditError> {
-        let id = &self.identity;
         let foreign = |reason: String| AuditError::Foreign {
             path: path.to_path_buf(),
             reason,
         };
-        let placed: Vec<Queen> = id
-            .placed
-            .iter()
-            .map(|&[r, c]| Queen::one_based(r, c))
-            .collect::<Option<_>>()
-            .ok_or_else(|| foreign("a pre-placed queen at row or column 0".into()))?;
-        let job = Job::new(id.n)
-            .and_then(|j| {
-                j.with_method(id.method.parse()?)
-                    .with_unique(id.unique)
-                    .with_placed(&placed)?
-                    .with_split_depth(id.split_depth)
-            })
-            .map_err(|e| foreign(e.to_string()))?;
-        let plan = Plan::new(job);
-        match Identity::of(&plan).difference(id) {
+        let plan = self.identity.plan().map_err(foreign)?;
+        match Identity::of(&plan).difference(&self.identity) {
             None => Ok(plan),
             Some(diff) => Err(foreign(diff)),
         }

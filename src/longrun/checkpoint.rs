@@ -41,6 +41,7 @@ struct CheckpointFile {
     shard: Option<ShardSpec>,
     elapsed_ms: u64,
     /// `[unit index, total, unique]` for every finished unit, by index.
+    #[serde(deserialize_with = "store::capped")]
     done: Vec<(u32, u128, u128)>,
     checksum: String,
 }
@@ -72,7 +73,7 @@ impl Checkpoint {
             format_version: FORMAT_VERSION,
             identity: self.identity.clone(),
             shard: self.shard,
-            elapsed_ms: self.elapsed.as_millis() as u64,
+            elapsed_ms: store::millis(self.elapsed),
             done: self
                 .done
                 .iter()
@@ -80,7 +81,7 @@ impl Checkpoint {
                 .collect(),
             checksum: String::new(),
         };
-        file.checksum = store::checksum(&serde_json::to_vec(&file).expect("serializable"));
+        file.checksum = store::checksum_of(&file);
         let mut bytes = serde_json::to_vec(&file).expect("serializable");
         bytes.push(b'\n');
         bytes
@@ -112,7 +113,10 @@ impl Checkpoint {
             |f: &mut CheckpointFile| &mut f.checksum,
         )?;
         if file.format != FORMAT {
-            return Err(corrupt(format!("not a checkpoint but '{}'", file.format)));
+            return Err(corrupt(format!(
+                "not a checkpoint but '{}'",
+                store::short(&file.format)
+            )));
         }
         if file.format_version != FORMAT_VERSION {
             return Err(corrupt(format!(
@@ -121,7 +125,21 @@ impl Checkpoint {
             )));
         }
         let mut done = BTreeMap::new();
+        // No job has more solutions than placements of one queen per row and column (N!):
+        // the sums stay far from overflowing, whatever the units still to count add.
+        let bound = store::max_solutions(file.identity.n);
+        let mut sum = Some((0u128, 0u128));
         for (i, total, unique) in file.done {
+            sum = sum
+                .and_then(|(t, u)| Some((t.checked_add(total)?, u.checked_add(unique)?)))
+                .filter(|&(t, u)| t <= bound && u <= bound);
+            if sum.is_none() {
+                return Err(corrupt(format!(
+                    "the counts of the units up to unit {i} add up to more solutions than an \
+                     N = {} board has placements",
+                    file.identity.n
+                )));
+            }
             if i >= file.identity.units {
                 return Err(corrupt(format!("unit {i} out of range")));
             }

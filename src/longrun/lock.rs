@@ -127,9 +127,11 @@ fn holder_words(holder: &Option<Holder>) -> String {
     }
 }
 
-/// The lock file of `target`: the same path with `.lock` added to the file name.
+/// The lock file of `target`: the same path with `.lock` added to the file name (a name too
+/// long for that is shortened first, as the store shortens it for its temporary files).
 pub fn lock_path(target: &Path) -> PathBuf {
-    let mut name = target.file_name().unwrap_or_default().to_os_string();
+    use crate::longrun::store::{fitted_name, NAME_MAX};
+    let mut name = fitted_name(target, NAME_MAX - ".lock".len());
     name.push(".lock");
     target.with_file_name(name)
 }
@@ -238,7 +240,7 @@ fn take(target: &Path, path: &Path) -> Result<File, LockError> {
         {
             return Err(foreign("a file of other content"));
         }
-        let host = gethostname::gethostname().to_string_lossy().into_owned();
+        let host = crate::longrun::store::host_name();
         let write = |f: &mut File| -> io::Result<()> {
             f.set_len(0)?;
             f.rewind()?;

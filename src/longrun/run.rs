@@ -499,30 +499,29 @@ impl Prepared {
                 saved: path.map(Path::to_path_buf),
             });
         }
-        if path.is_some() {
-            driver.save()?;
-        }
-        // Still this run's to write: no other run took the result file's lock.
-        driver.check_locks(true)?;
-        let elapsed = prior + driver.start.elapsed();
-        let counts = self.ckpt.counts();
+        // Every unit is counted: a failed last save (a full disk, a lost lock) costs the
+        // checkpoint its last units, never the count, which is returned with the failure.
+        let unsaved = driver.save().err();
+        let elapsed = prior.saturating_add(driver.start.elapsed());
+        let counts = driver.ckpt.counts();
         let spec = self.run.shard.unwrap_or(ShardSpec { index: 0, count: 1 });
         // Every unit of the run is in the checkpoint now, resumed or counted.
-        debug_assert_eq!(self.ckpt.done.len(), self.mine.len());
+        debug_assert_eq!(driver.ckpt.done.len(), self.mine.len());
         let result = ShardResult::new(
             self.identity,
             spec,
-            &self.ckpt.done,
+            &driver.ckpt.done,
             elapsed,
             self.imbalance,
         );
-        // A result that cannot be saved (the disk filled up during the run) is still returned,
-        // so that the caller can put it elsewhere.
-        let saved = self
-            .run
-            .out
-            .as_ref()
-            .map(|out| result.save(out).map(|()| out.clone()));
+        // A result that cannot be saved (the disk filled up during the run, or another run
+        // took the result file's lock) is still returned, so that the caller can put it
+        // elsewhere.
+        let saved = self.run.out.as_ref().map(|out| {
+            driver.check_locks(true)?;
+            result.save(out)?;
+            Ok(out.clone())
+        });
         let report = Report {
             n: self.plan.job().n(),
             counts,
@@ -539,6 +538,7 @@ impl Prepared {
             report,
             result,
             saved,
+            unsaved,
             resumed: self.resumed,
             job_units: self.plan.units().len(),
         })))
@@ -570,7 +570,10 @@ pub struct Done {
     /// The result file's content (for `nqueens merge`), whether or not it was written.
     pub result: ShardResult,
     /// Where the result file was written, or why it could not be (`None`: not asked for).
-    pub saved: Option<Result<PathBuf, StoreError>>,
+    pub saved: Option<Result<PathBuf, RunError>>,
+    /// Why the checkpoint's last save failed, if it did: the counts are whole, but the
+    /// checkpoint may lack the units finished since the save before.
+    pub unsaved: Option<RunError>,
     /// Units taken from the checkpoint rather than counted in this run.
     pub resumed: usize,
     /// The units of the whole job.
@@ -698,7 +701,7 @@ impl Driver<'_> {
         };
         // Never over the saves of a run that took the checkpoint over.
         self.check_locks(true)?;
-        self.ckpt.elapsed = self.prior + self.start.elapsed();
+        self.ckpt.elapsed = self.prior.saturating_add(self.start.elapsed());
         self.ckpt.save(path)?;
         self.dirty = false;
         self.last_save = Instant::now();

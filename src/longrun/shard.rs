@@ -138,13 +138,22 @@ pub struct ShardResult {
     /// Which shard, `I/M`.
     pub shard: ShardSpec,
     /// The indices of the shard's units, ascending.
+    #[serde(deserialize_with = "store::capped")]
     pub units: Vec<u32>,
     /// Each unit's solutions, in the order of `units` (version 2; absent from version 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "store::capped_opt"
+    )]
     pub unit_totals: Option<Vec<u128>>,
     /// Each unit's solutions distinct up to symmetry, in the order of `units`, when the job
     /// counts them (version 2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "store::capped_opt"
+    )]
     pub unit_uniques: Option<Vec<u128>>,
     /// Sum of the solutions over the shard's units.
     pub total: u128,
@@ -191,8 +200,8 @@ impl ShardResult {
             unit_uniques: unique.then(|| done.values().map(|c| c.unique).collect()),
             total: sum.total,
             unique: unique.then_some(sum.unique),
-            elapsed_ms: elapsed.as_millis() as u64,
-            host: gethostname::gethostname().to_string_lossy().into_owned(),
+            elapsed_ms: store::millis(elapsed),
+            host: crate::longrun::store::host_name(),
             run_id: Some(format!("{:016x}", random_u64())),
             estimated_imbalance_bp: (estimated_imbalance * 1e4).round() as u64,
             checksum: String::new(),
@@ -205,7 +214,7 @@ impl ShardResult {
     /// Sets the checksum to that of the content (after the fields were changed).
     pub fn seal(&mut self) {
         self.checksum = String::new();
-        self.checksum = store::checksum(&serde_json::to_vec(self).expect("serializable"));
+        self.checksum = store::checksum_of(self);
     }
 
     /// The sums of the shard (a unique count that was not counted is 0 here).
@@ -275,7 +284,10 @@ impl ShardResult {
     /// written so, and is refused all the same.
     fn check(&self) -> Result<(), String> {
         if self.format != FORMAT {
-            return Err(format!("not a shard file but '{}'", self.format));
+            return Err(format!(
+                "not a shard file but '{}'",
+                store::short(&self.format)
+            ));
         }
         // Sizes no job has: refused before anything is allocated by them.
         if self.identity.units > store::MAX_UNITS {
@@ -300,6 +312,13 @@ impl ShardResult {
                 ))
             }
             _ => {}
+        }
+        let bound = store::max_solutions(self.identity.n);
+        if self.total > bound || self.unique.unwrap_or(0) > bound {
+            return Err(format!(
+                "more solutions than an N = {} board has placements",
+                self.identity.n
+            ));
         }
         if let Some(w) = self.units.windows(2).find(|w| w[0] >= w[1]) {
             return Err(format!(
@@ -408,6 +427,29 @@ pub enum MergeError {
     /// Replicas of a shard disagree: some machine counted wrong, and there is no total.
     #[error("{}", disagreement_line(.0))]
     Disagree(Vec<Disagreement>),
+    /// The shards make up the whole job and add up to a total other than the published one:
+    /// some machine counted wrong (an audit of the files finds which).
+    #[error(
+        "the shards add up to {}, but the published count of N = {} is {}: MISMATCH",
+        counts_words(merged.counts, merged.identity.unique),
+        merged.identity.n,
+        counts_words(*expected, merged.identity.unique)
+    )]
+    Mismatch {
+        /// What the merge found.
+        merged: Box<Merged>,
+        /// The published counts (the unique count 0 where the job does not count it).
+        expected: Counts,
+    },
+}
+
+/// Counts in words: "14200 solutions, 1787 unique" or "14200 solutions".
+fn counts_words(c: Counts, unique: bool) -> String {
+    if unique {
+        format!("{} solutions, {} unique", c.total, c.unique)
+    } else {
+        format!("{} solutions", c.total)
+    }
 }
 
 /// Units (or, without per-unit records, shard sums) that replicas of a shard count
@@ -472,35 +514,89 @@ pub fn merge_files(paths: &[PathBuf]) -> Result<Merged, MergeError> {
 }
 
 /// Adds up shard results read from the given files (see [`merge_files`]).
+///
+/// Nothing a file says of itself is taken on trust but its counts: the job its identity names
+/// is planned again (a board, method, depth or set of placed queens no job has is refused, as
+/// is an identity the plan does not reproduce), each shard's units must be the ones this
+/// program assigns to that shard, every unit of the job must be counted exactly once, replicas
+/// must agree unit by unit (unique counts included), and a whole job with a published count
+/// must add up to it ([`MergeError::Mismatch`]).
 pub fn merge(results: &[(PathBuf, ShardResult)]) -> Result<Merged, MergeError> {
     let Some((first_path, first)) = results.first() else {
         return Err(StoreError::ShardSet("no shard files given".into()).into());
     };
+    let by_shard = group(results)?;
+    let m = first.shard.count;
+    let plan = planned(first_path, &first.identity)?;
+    if m as usize > plan.units().len().max(1) {
+        return Err(StoreError::ShardSet(format!(
+            "{m} shards, but the job has only {} units",
+            plan.units().len()
+        ))
+        .into());
+    }
+    if first.identity.program_version == store::PROGRAM_VERSION {
+        check_assignment(&plan, &by_shard, m)?;
+    }
+    let disagreements: Vec<Disagreement> = by_shard.values().flat_map(|g| compare(g)).collect();
+    if !disagreements.is_empty() {
+        return Err(MergeError::Disagree(disagreements));
+    }
+    check_all_shards(&by_shard, m, results.len())?;
+    let counts = add_up(&by_shard, first.identity.units)?;
+    let replicated = by_shard.values().filter(|g| g.len() > 1);
+    let merged = Merged {
+        identity: first.identity.clone(),
+        shards: m,
+        counts,
+        elapsed: results.iter().fold(Duration::ZERO, |sum, (_, r)| {
+            sum.saturating_add(Duration::from_millis(r.elapsed_ms))
+        }),
+        files: results.len(),
+        replicated: replicated.clone().count() as u32,
+        replicated_across_hosts: replicated
+            .filter(|g| g.iter().any(|(_, r)| r.host != g[0].1.host))
+            .count() as u32,
+    };
+    match published_mismatch(&merged) {
+        Some(expected) => Err(MergeError::Mismatch {
+            merged: Box::new(merged),
+            expected,
+        }),
+        None => Ok(merged),
+    }
+}
+
+/// The files by shard index, each shard's replicas together: refused unless every file is of
+/// the first one's job and split, given once, no copy of another, and of its shard's units.
+fn group(results: &[(PathBuf, ShardResult)]) -> Result<Shards<'_>, StoreError> {
+    let (first_path, first) = &results[0];
     let m = first.shard.count;
     let mut seen: std::collections::BTreeSet<&Path> = std::collections::BTreeSet::new();
-    let mut by_shard: BTreeMap<u32, Vec<(&Path, &ShardResult)>> = BTreeMap::new();
-    let mut elapsed = Duration::ZERO;
+    let mut by_shard: Shards = BTreeMap::new();
     for (path, r) in results {
+        let foreign = |reason: String| StoreError::Foreign {
+            path: path.clone(),
+            reason,
+        };
         if let Some(diff) = first.identity.difference(&r.identity) {
-            return Err(StoreError::Foreign {
-                path: path.clone(),
-                reason: format!("compared with {}: {diff}", first_path.display()),
-            }
-            .into());
+            return Err(foreign(format!(
+                "compared with {}: {diff}",
+                first_path.display()
+            )));
         }
         if r.shard.count != m {
-            return Err(StoreError::Foreign {
-                path: path.clone(),
-                reason: format!(
-                    "it is shard {} but {} is one of {m}",
-                    r.shard,
-                    first_path.display()
-                ),
-            }
-            .into());
+            return Err(foreign(format!(
+                "it is shard {} but {} is one of {m}",
+                r.shard,
+                first_path.display()
+            )));
         }
         if !seen.insert(path) {
-            return Err(StoreError::ShardSet(format!("{} is given twice", path.display())).into());
+            return Err(StoreError::ShardSet(format!(
+                "{} is given twice",
+                path.display()
+            )));
         }
         let group = by_shard.entry(r.shard.index).or_default();
         if let Some((other, _)) = group.iter().find(|(_, o)| o.checksum == r.checksum) {
@@ -510,50 +606,101 @@ pub fn merge(results: &[(PathBuf, ShardResult)]) -> Result<Merged, MergeError> {
                 path.display(),
                 other.display(),
                 r.shard
-            ))
-            .into());
+            )));
         }
         if let Some((other, o)) = group.first() {
             if o.units != r.units {
-                return Err(StoreError::Foreign {
-                    path: path.clone(),
-                    reason: format!(
-                        "it is shard {} like {}, but with other units",
-                        r.shard,
-                        other.display()
-                    ),
-                }
-                .into());
+                return Err(foreign(format!(
+                    "it is shard {} like {}, but with other units",
+                    r.shard,
+                    other.display()
+                )));
             }
         }
         group.push((path, r));
-        elapsed = elapsed.saturating_add(Duration::from_millis(r.elapsed_ms));
     }
-    let disagreements: Vec<Disagreement> = by_shard.values().flat_map(|g| compare(g)).collect();
-    if !disagreements.is_empty() {
-        return Err(MergeError::Disagree(disagreements));
+    Ok(by_shard)
+}
+
+/// A set of shard files by shard index: each file's path and content.
+type Shards<'a> = BTreeMap<u32, Vec<(&'a Path, &'a ShardResult)>>;
+
+/// The plan of the job `identity` (read from `path`) names, refused unless this program plans
+/// such a job to that very identity (the program's version aside: files of an earlier version
+/// of the same unit enumeration merge).
+fn planned(path: &Path, identity: &Identity) -> Result<crate::Plan, StoreError> {
+    let foreign = |reason: String| StoreError::Foreign {
+        path: path.to_path_buf(),
+        reason: format!("no job of this program has its identity: {reason}"),
+    };
+    let plan = identity.plan().map_err(foreign)?;
+    let ours = Identity {
+        program_version: identity.program_version.clone(),
+        ..Identity::of(&plan)
+    };
+    match ours.difference(identity) {
+        Some(diff) => Err(foreign(diff)),
+        None => Ok(plan),
     }
+}
+
+/// Refuses a shard whose units are not the ones this program assigns to it.
+fn check_assignment(plan: &crate::Plan, by_shard: &Shards, m: u32) -> Result<(), StoreError> {
+    let mut parts = assign(&plan.costs(), m);
+    for (&index, group) in by_shard {
+        let want = &mut parts[index as usize];
+        want.sort_unstable();
+        let (path, r) = group[0];
+        if r.units != *want {
+            let odd = r
+                .units
+                .iter()
+                .find(|u| want.binary_search(u).is_err())
+                .map(|u| format!("unit {u} is not one of its units"))
+                .or_else(|| {
+                    want.iter()
+                        .find(|u| r.units.binary_search(u).is_err())
+                        .map(|u| format!("unit {u} of the shard is missing"))
+                })
+                .unwrap_or_default();
+            return Err(StoreError::Foreign {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "its units are not those of shard {} of this job ({odd})",
+                    r.shard
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a set in which a shard has no file.
+fn check_all_shards(by_shard: &Shards, m: u32, files: usize) -> Result<(), StoreError> {
     let missing: Vec<String> = (0..m)
         .filter(|i| !by_shard.contains_key(i))
         .map(|i| format!("{i}/{m}"))
         .collect();
-    if !missing.is_empty() {
-        let shown = missing
-            .iter()
-            .take(10)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(", ");
-        let more = if missing.len() > 10 { ", ..." } else { "" };
-        return Err(StoreError::ShardSet(format!(
-            "{} of {m} shards missing: {shown}{more} (got {} files)",
-            missing.len(),
-            results.len()
-        ))
-        .into());
+    if missing.is_empty() {
+        return Ok(());
     }
-    // Every unit exactly once, over one file of each shard.
-    let mut owner: Vec<Option<&Path>> = vec![None; first.identity.units as usize];
+    let shown = missing
+        .iter()
+        .take(10)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = if missing.len() > 10 { ", ..." } else { "" };
+    Err(StoreError::ShardSet(format!(
+        "{} of {m} shards missing: {shown}{more} (got {files} files; shards are numbered 0 to {})",
+        missing.len(),
+        m - 1
+    )))
+}
+
+/// The sum over one file of each shard, every unit of the job counted exactly once.
+fn add_up(by_shard: &Shards, units: u32) -> Result<Counts, StoreError> {
+    let mut owner: Vec<Option<&Path>> = vec![None; units as usize];
     let mut counts = Counts::default();
     for group in by_shard.values() {
         let (path, r) = group[0];
@@ -569,8 +716,7 @@ pub fn merge(results: &[(PathBuf, ShardResult)]) -> Result<Merged, MergeError> {
                     "unit {u} is in both {} and {}",
                     other.display(),
                     path.display()
-                ))
-                .into());
+                )));
             }
         }
         counts = checked_add(counts, r.counts()).ok_or_else(|| StoreError::Corrupt {
@@ -578,23 +724,29 @@ pub fn merge(results: &[(PathBuf, ShardResult)]) -> Result<Merged, MergeError> {
             reason: "the sum over the shards overflows".into(),
         })?;
     }
-    if let Some(u) = owner.iter().position(Option::is_none) {
-        return Err(
-            StoreError::ShardSet(format!("unit {u} is in none of the {m} shard files")).into(),
-        );
+    match owner.iter().position(Option::is_none) {
+        Some(u) => Err(StoreError::ShardSet(format!(
+            "unit {u} is in none of the {} shard files",
+            by_shard.len()
+        ))),
+        None => Ok(counts),
     }
-    let replicated = by_shard.values().filter(|g| g.len() > 1);
-    Ok(Merged {
-        identity: first.identity.clone(),
-        shards: m,
-        counts,
-        elapsed,
-        files: results.len(),
-        replicated: replicated.clone().count() as u32,
-        replicated_across_hosts: replicated
-            .filter(|g| g.iter().any(|(_, r)| r.host != g[0].1.host))
-            .count() as u32,
-    })
+}
+
+/// The published counts of the merged job when they differ from the merge: a whole board with
+/// no pre-placed queens and a published value ([`crate::known`]); the unique count only where
+/// the job counts it.
+fn published_mismatch(merged: &Merged) -> Option<Counts> {
+    let id = &merged.identity;
+    if !id.placed.is_empty() {
+        return None;
+    }
+    let known = crate::known::published(id.n)?;
+    let expected = Counts {
+        total: known.total,
+        unique: if id.unique { known.unique } else { 0 },
+    };
+    (expected != merged.counts).then_some(expected)
 }
 
 fn checked_add(a: Counts, b: Counts) -> Option<Counts> {
@@ -683,18 +835,14 @@ mod tests {
 
     use crate::{Job, Plan};
 
-    /// Made-up per-unit counts of every unit of `plan` (unit `i` counts `i + 1`, unique 1
-    /// when counted).
+    /// The counts of every unit of `plan`, by index.
     fn records(plan: &Plan) -> BTreeMap<u32, Counts> {
-        let unique = plan.job().unique();
-        (0..plan.units().len() as u32)
-            .map(|i| {
+        plan.units()
+            .iter()
+            .map(|u| {
                 (
-                    i,
-                    Counts {
-                        total: u128::from(i) + 1,
-                        unique: u128::from(unique),
-                    },
+                    u.index,
+                    crate::plan::evaluate_on(plan, u, crate::Kernel::Dfs),
                 )
             })
             .collect()
@@ -714,8 +862,7 @@ mod tests {
         r.save(&p).unwrap();
         assert_eq!(ShardResult::load(&p).unwrap(), r);
         let merged = merge_files(std::slice::from_ref(&p)).unwrap();
-        let n = done.len() as u128;
-        assert_eq!(merged.counts.total, n * (n + 1) / 2);
+        assert_eq!(merged.counts.total, 4);
         assert_eq!((merged.files, merged.replicated), (1, 0));
         let bytes = r.to_bytes();
         for i in 0..bytes.len() {
@@ -871,7 +1018,7 @@ mod tests {
                 Duration::ZERO,
                 0.0,
             );
-            assert_eq!(r.unique, unique.then_some(plan.units().len() as u128));
+            assert_eq!(r.unique, unique.then_some(12));
             assert_eq!(r.unit_uniques.is_some(), unique);
             let text = String::from_utf8(r.to_bytes()).unwrap();
             // The identity's flag, and the sum only when counted.

@@ -8,6 +8,7 @@
 use crate::plan::{Plan, UNITS_VERSION};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -35,6 +36,7 @@ pub struct Identity {
     /// Rows fixed by each unit.
     pub split_depth: u32,
     /// Pre-placed queens, 1-based `[row, column]`, sorted.
+    #[serde(deserialize_with = "capped")]
     pub placed: Vec<[u32; 2]>,
     /// Whether solutions distinct up to symmetry are counted too.
     pub unique: bool,
@@ -67,11 +69,44 @@ impl Identity {
         }
     }
 
+    /// The plan of the job this identity names, built again from it (as a file's units are
+    /// recounted or checked by their index in it); why not, in words, when no job of this
+    /// program has it: a board, method, split depth or pre-placed queens it refuses. The
+    /// identity of the plan may still differ from this one (see [`Identity::difference`]).
+    pub(crate) fn plan(&self) -> Result<Plan, String> {
+        use crate::plan::{Job, Queen};
+        if self.placed.len() > crate::search::MAX_N as usize {
+            return Err(format!(
+                "{} pre-placed queens, more than any board has rows",
+                self.placed.len()
+            ));
+        }
+        let placed: Vec<Queen> = self
+            .placed
+            .iter()
+            .map(|&[r, c]| Queen::one_based(r, c))
+            .collect::<Option<_>>()
+            .ok_or("a pre-placed queen at row or column 0")?;
+        let method = self.method.parse().map_err(|e| short(&format!("{e}")))?;
+        let job = Job::new(self.n)
+            .and_then(|j| {
+                j.with_method(method)
+                    .with_unique(self.unique)
+                    .with_placed(&placed)?
+                    .with_split_depth(self.split_depth)
+            })
+            .map_err(|e| e.to_string())?;
+        Ok(Plan::new(job))
+    }
+
     /// The first way `other` (found in a file) differs from `self` (expected), in words; `None`
     /// when they are the same job.
     pub fn difference(&self, other: &Identity) -> Option<String> {
         fn differ<T: PartialEq + std::fmt::Debug>(what: &str, a: &T, b: &T) -> Option<String> {
-            (a != b).then(|| format!("{what} is {a:?} here but {b:?} in the file"))
+            (a != b).then(|| {
+                let (a, b) = (short(&format!("{a:?}")), short(&format!("{b:?}")));
+                format!("{what} is {a} here but {b} in the file")
+            })
         }
         differ("N", &self.n, &other.n)
             .or_else(|| differ("the method", &self.method, &other.method))
@@ -200,6 +235,19 @@ pub enum StoreError {
         /// The most bytes a file may hold.
         limit: u64,
     },
+    /// The system would not give the memory that reading the file takes (a limit such as
+    /// `ulimit -v`): a failure of the machine, not of the file.
+    #[error(
+        "cannot read {}: not enough memory (reading it may take {} MB)",
+        path.display(),
+        needed.div_ceil(1 << 20)
+    )]
+    Memory {
+        /// The file.
+        path: PathBuf,
+        /// The bytes asked for.
+        needed: u64,
+    },
     /// A symbolic link that is not followed (see [`crate::longrun::Run::prepare`]).
     #[error("{} is a symbolic link that is not followed: {reason}", path.display())]
     Link {
@@ -214,7 +262,7 @@ impl StoreError {
     /// Whether the error is in what the user gave (a bad file), as opposed to a failure of the
     /// system (a full disk).
     pub fn is_bad_input(&self) -> bool {
-        !matches!(self, StoreError::Write { .. })
+        !matches!(self, StoreError::Write { .. } | StoreError::Memory { .. })
     }
 
     /// Whether the error is about what a file holds (or is): a file the user named that this
@@ -232,13 +280,18 @@ impl StoreError {
     }
 }
 
-/// The checksum field every file of this program holds (see `parse_checked`).
-const CHECKSUM_FIELD: &[u8] = br#""checksum":"sha256:"#;
+/// The start of the checksum every file of this program holds (see `parse_checked`).
+const CHECKSUM_VALUE: &[u8] = br#""sha256:"#;
 
 /// The SHA-256 of `bytes`, as `sha256:` and 64 lowercase hex digits.
-pub fn checksum(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut s = String::with_capacity(71);
+#[cfg(test)]
+fn checksum(bytes: &[u8]) -> String {
+    hex_digest(&Sha256::digest(bytes))
+}
+
+/// A digest as `sha256:` and lowercase hex digits.
+fn hex_digest(digest: &[u8]) -> String {
+    let mut s = String::with_capacity(7 + 2 * digest.len());
     s.push_str("sha256:");
     for b in digest {
         s.push_str(&format!("{b:02x}"));
@@ -297,6 +350,21 @@ pub fn check_writable(path: &Path) -> Result<(), StoreError> {
         })
 }
 
+/// More solutions than any job on an `n`×`n` board has: its placements of one queen in each
+/// row and column, `n!` (for `n` up to 34 it fits in `u128`; beyond, `u128::MAX`). A file that
+/// adds up to more is not a real count.
+pub(crate) fn max_solutions(n: u32) -> u128 {
+    (1..=u128::from(n))
+        .try_fold(1u128, u128::checked_mul)
+        .unwrap_or(u128::MAX)
+}
+
+/// `d` in whole milliseconds, as files record it: `u64::MAX` for a time too long for that
+/// (never wrapped round to a small one).
+pub(crate) fn millis(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
 /// The directory a file `path` lies in: its parent, or `.` for a bare file name.
 pub fn dir_of(path: &Path) -> &Path {
     match path.parent() {
@@ -305,16 +373,94 @@ pub fn dir_of(path: &Path) -> &Path {
     }
 }
 
+/// The name of this machine, as result and lock files record it (`gethostname(2)`; on other
+/// systems the `COMPUTERNAME` variable); empty when it cannot be told.
+pub(crate) fn host_name() -> String {
+    #[cfg(unix)]
+    {
+        let mut buf = [0u8; 256];
+        // SAFETY: the buffer is ours and its length is passed; gethostname writes within it.
+        let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
+        let len = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+        if ok {
+            String::from_utf8_lossy(&buf[..len]).into_owned()
+        } else {
+            String::new()
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        std::env::var("COMPUTERNAME").unwrap_or_default()
+    }
+}
+
 /// Letters and digits in the name of a temporary file, between `.NAME.` and `.tmp`.
 const TEMP_RANDOM: usize = 6;
 
-/// The start of the names of the temporary files of `path`: `.NAME.`.
-fn temp_prefix(path: &Path) -> String {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    format!(".{name}.")
+/// The most bytes in a file name on the file systems this program writes to (Linux's
+/// `NAME_MAX`, and the usual limit elsewhere).
+pub(crate) const NAME_MAX: usize = 255;
+
+/// The bytes of a file name (on Unix, exactly; elsewhere its text, unpaired surrogates
+/// replaced).
+pub(crate) fn name_bytes(name: &OsStr) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        std::os::unix::ffi::OsStrExt::as_bytes(name).to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        name.to_string_lossy().into_owned().into_bytes()
+    }
+}
+
+/// A file name made of `bytes` (on Unix, exactly).
+fn name_from(bytes: Vec<u8>) -> OsString {
+    #[cfg(unix)]
+    {
+        std::os::unix::ffi::OsStringExt::from_vec(bytes)
+    }
+    #[cfg(not(unix))]
+    {
+        OsString::from(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+/// The file name of `path` shortened, where it must be, to at most `room` bytes, so that the
+/// names made from it beside the file (its temporary files, its lock file) stay within
+/// [`NAME_MAX`]: a name that fits is itself; a longer one keeps its first bytes (whole
+/// characters) and ends in `~` and 16 hex digits of the SHA-256 of the whole name, so that two
+/// long names never share the names made from them.
+pub(crate) fn fitted_name(path: &Path, room: usize) -> OsString {
+    let bytes = name_bytes(path.file_name().unwrap_or_default());
+    if bytes.len() <= room {
+        return name_from(bytes);
+    }
+    let digest = Sha256::digest(&bytes);
+    let mut keep = room.saturating_sub(17).min(bytes.len());
+    // Whole characters of a name that is text.
+    if let Ok(text) = std::str::from_utf8(&bytes) {
+        while !text.is_char_boundary(keep) {
+            keep -= 1;
+        }
+    }
+    let mut short = bytes[..keep].to_vec();
+    short.push(b'~');
+    for b in &digest[..8] {
+        short.extend_from_slice(format!("{b:02x}").as_bytes());
+    }
+    name_from(short)
+}
+
+/// The start of the names of the temporary files of `path`: `.NAME.`, the name fitted so that
+/// a temporary file's whole name (with [`TEMP_RANDOM`] characters and `.tmp`) fits
+/// [`NAME_MAX`]. Made of the name's bytes, not its text: two names that are not UTF-8 and
+/// differ (`\xfe.ckpt`, `\xff.ckpt`) have different temporary files.
+fn temp_prefix(path: &Path) -> OsString {
+    let mut prefix = OsString::from(".");
+    prefix.push(fitted_name(path, NAME_MAX - TEMP_RANDOM - ".tmp".len() - 2));
+    prefix.push(".");
+    prefix
 }
 
 /// A new temporary file in the directory of `path` (which it returns too), named after it:
@@ -355,14 +501,11 @@ pub(crate) fn remove_stale_temps(path: &Path) -> usize {
     };
     let mut removed = 0;
     for entry in entries.flatten() {
-        let name = entry.file_name();
+        let name = name_bytes(&entry.file_name());
         let ours = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(&prefix))
-            .and_then(|n| n.strip_suffix(".tmp"))
-            .is_some_and(|r| {
-                r.len() == TEMP_RANDOM && r.bytes().all(|b| b.is_ascii_alphanumeric())
-            });
+            .strip_prefix(name_bytes(&prefix).as_slice())
+            .and_then(|n| n.strip_suffix(b".tmp"))
+            .is_some_and(|r| r.len() == TEMP_RANDOM && r.iter().all(u8::is_ascii_alphanumeric));
         // The entry's own type: a link of that name is not followed, nor removed.
         if ours
             && entry.file_type().is_ok_and(|t| t.is_file())
@@ -379,10 +522,18 @@ pub(crate) fn remove_stale_temps(path: &Path) -> usize {
 /// A file that claims more is not one of this program's.
 pub const MAX_UNITS: u32 = 1 << 21;
 
-/// The most bytes a checkpoint or result file is read up to: 1 GiB, several times the largest
-/// real one (a job of [`MAX_UNITS`] units, at about 100 bytes a unit at most in either file).
-/// A larger file is refused before it is read.
-pub const MAX_FILE_BYTES: u64 = 1 << 30;
+/// The most bytes a checkpoint or result file is read up to: 256 MiB, above the largest real
+/// one (a job of [`MAX_UNITS`] units at 90 bytes a unit at most: a unit's index and two counts
+/// of up to 39 digits). A larger file is refused before it is read.
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// The memory that reading a file of `bytes` bytes may take at most, besides the bytes
+/// themselves: what its lists of units become in memory (at most [`MAX_UNITS`] entries of
+/// under 120 bytes each, however few bytes each takes in the file).
+fn parse_memory(bytes: u64) -> usize {
+    let entries = (bytes / 2).min(u64::from(MAX_UNITS));
+    (entries * 120) as usize
+}
 
 /// What a file type is, in words, for messages: "a directory", "a FIFO (named pipe)".
 pub(crate) fn kind_of(t: &fs::FileType) -> &'static str {
@@ -453,7 +604,9 @@ fn open_regular(path: &Path) -> Result<fs::File, StoreError> {
     Ok(file)
 }
 
-/// Reads a checkpoint or result file whole: a regular file of at most [`MAX_FILE_BYTES`].
+/// Reads a checkpoint or result file whole: a regular file of at most [`MAX_FILE_BYTES`]. The
+/// memory that reading and parsing it takes is asked for first ([`StoreError::Memory`] when the
+/// system refuses it, under `ulimit -v`, rather than an abort half-way).
 pub(crate) fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
     let file = open_regular(path)?;
     let too_large = || StoreError::TooLarge {
@@ -464,6 +617,15 @@ pub(crate) fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
     if size > MAX_FILE_BYTES {
         return Err(too_large());
     }
+    let needed = size as usize + parse_memory(size);
+    let mut probe: Vec<u8> = Vec::new();
+    probe
+        .try_reserve_exact(needed)
+        .map_err(|_| StoreError::Memory {
+            path: path.to_path_buf(),
+            needed: needed as u64,
+        })?;
+    drop(probe);
     let mut bytes = Vec::with_capacity(size as usize);
     // A file still growing stops at the limit.
     file.take(MAX_FILE_BYTES + 1)
@@ -593,9 +755,47 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// The value of the `format` field that every file of this program begins with, whitespace
+/// allowed (a file pretty-printed by an editor): `nqueens-checkpoint` in
+/// `{"format":"nqueens-checkpoint",...`; `None` when the file does not begin so.
+fn leading_format(bytes: &[u8]) -> Option<&str> {
+    fn token<'a>(rest: &'a [u8], what: &[u8]) -> Option<&'a [u8]> {
+        rest.trim_ascii_start().strip_prefix(what)
+    }
+    let rest = token(bytes, b"{")?;
+    let rest = token(rest, br#""format""#)?;
+    let rest = token(rest, b":")?;
+    let rest = token(rest, b"\"")?;
+    let end = rest.iter().take(64).position(|&b| b == b'"')?;
+    std::str::from_utf8(&rest[..end]).ok()
+}
+
+/// A writer that hashes what is written to it.
+struct HashWriter(Sha256);
+
+impl Write for HashWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The SHA-256 of the JSON form of `value` (as [`checksum`] writes it), without the JSON
+/// itself in memory.
+pub(crate) fn checksum_of<T: Serialize>(value: &T) -> String {
+    let mut w = HashWriter(Sha256::new());
+    serde_json::to_writer(&mut w, value).expect("serializable");
+    hex_digest(&w.0.finalize())
+}
+
 /// Parses `bytes` as JSON of type `T` with the checksum of its content checked: the JSON of the
-/// value with its `checksum_field` blanked must hash to the stored checksum. `kind` names the
-/// file in messages; `expected_format` is the value of its `format` field.
+/// value with its `checksum_field` blanked must hash to the stored checksum. The checksum is
+/// over the content, not the layout: a file an editor pretty-printed, its content unchanged,
+/// is read as it was written. `kind` names the file in messages; `expected_format` is the
+/// value of its `format` field.
 pub(crate) fn parse_checked<T>(
     path: &Path,
     bytes: &[u8],
@@ -617,12 +817,13 @@ where
         });
     }
     // Every file this program writes begins with its format's name, `{"format":"nqueens-`, and
-    // holds a `"checksum":"sha256:` field: a file with neither is someone else's. One with
-    // either is a damaged one of ours (no single flipped bit or cut takes both), said corrupt.
-    if !bytes.starts_with(br#"{"format":"nqueens-"#)
+    // holds a `"sha256:` checksum: a file with neither is someone else's. One with either is a
+    // damaged one of ours (no single flipped bit or cut takes both), said corrupt.
+    let format = leading_format(bytes);
+    if !format.is_some_and(|f| f.starts_with("nqueens-"))
         && !bytes
-            .windows(CHECKSUM_FIELD.len())
-            .any(|w| w == CHECKSUM_FIELD)
+            .windows(CHECKSUM_VALUE.len())
+            .any(|w| w == CHECKSUM_VALUE)
     {
         return Err(StoreError::NotOurs {
             path: path.to_path_buf(),
@@ -631,10 +832,7 @@ where
     }
     let mut value: T = serde_json::from_slice(bytes).map_err(|e| {
         // The other kind of file of this program, given in the wrong place, is named as such.
-        let format = serde_json::from_slice::<serde_json::Value>(bytes)
-            .ok()
-            .and_then(|v| Some(v.get("format")?.as_str()?.to_owned()));
-        let other = match format.as_deref() {
+        let other = match format {
             Some(f) if f == expected_format => None,
             Some(CHECKPOINT_FORMAT) => Some("checkpoint (made by --checkpoint)"),
             Some(SHARD_FORMAT) => Some("shard result file (made by --shard or --out)"),
@@ -646,16 +844,71 @@ where
                 found,
                 expected: kind.to_string(),
             },
-            _ => corrupt(format!("not a valid {kind}: {e}")),
+            _ => corrupt(format!("not a valid {kind}: {}", short(&e.to_string()))),
         }
     })?;
     let stored = std::mem::take(checksum_field(&mut value));
-    let body = serde_json::to_vec(&value).map_err(|e| corrupt(e.to_string()))?;
-    if checksum(&body) != stored {
-        return Err(corrupt("checksum mismatch".into()));
+    if checksum_of(&value) != stored {
+        return Err(corrupt(
+            "checksum mismatch: the file was changed after nqueens wrote it".into(),
+        ));
     }
     *checksum_field(&mut value) = stored;
     Ok(value)
+}
+
+/// `text` cut to a length that fits one line of a message (a parser's error can quote a
+/// long stretch of a file).
+pub(crate) fn short(text: &str) -> String {
+    const MAX: usize = 200;
+    match text.char_indices().nth(MAX) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
+/// Deserializes a list of at most [`MAX_UNITS`] items: a longer one is refused as it is read,
+/// before it takes more memory than any real file's (`#[serde(deserialize_with)]`).
+pub(crate) fn capped<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct Visit<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Visit<T> {
+        type Value = Vec<T>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "a list of at most {MAX_UNITS} items")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+            while let Some(item) = seq.next_element()? {
+                if items.len() == MAX_UNITS as usize {
+                    return Err(serde::de::Error::custom(format!(
+                        "a list of more than {MAX_UNITS} items, more than any job has units"
+                    )));
+                }
+                items.push(item);
+            }
+            Ok(items)
+        }
+    }
+    d.deserialize_seq(Visit(std::marker::PhantomData))
+}
+
+/// [`capped`] for an optional list.
+pub(crate) fn capped_opt<'de, D, T>(d: D) -> Result<Option<Vec<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct Wrap<T>(Vec<T>);
+    impl<'de, T: Deserialize<'de>> Deserialize<'de> for Wrap<T> {
+        fn deserialize<E: serde::Deserializer<'de>>(d: E) -> Result<Self, E::Error> {
+            capped(d).map(Wrap)
+        }
+    }
+    Option::<Wrap<T>>::deserialize(d).map(|w| w.map(|w| w.0))
 }
 
 #[cfg(test)]

@@ -630,3 +630,99 @@ fn the_standalone_script_checks_checksums_sums_and_prints_the_table() {
     assert!(text.contains("version 1: sums only"), "{text}");
     assert!(text.contains("checkpoint of N = 9"), "{text}");
 }
+
+/// File names and the `host` a file records reach the terminal escaped, in `merge`'s
+/// disagreement lines and in `audit`'s report (issue 28, item 13).
+#[test]
+fn file_names_and_hosts_are_escaped_in_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let files: Vec<PathBuf> = (0..2)
+        .map(|i| shard(d, 9, i, 2, &format!("s{i}.json"), &[]))
+        .collect();
+    let mut r = ShardResult::load(&shard(d, 9, 1, 2, "r.json", &[])).unwrap();
+    r.unit_totals.as_mut().unwrap()[0] += 1;
+    r.host = "evil\x1b[2J\u{202e}".into();
+    reseal(&mut r);
+    let odd = d.join("odd\x1b]0;title\x07.json");
+    r.save(&odd).unwrap();
+    let raw = |bytes: &[u8]| {
+        let text = String::from_utf8_lossy(bytes);
+        text.contains('\x1b') || text.contains('\x07') || text.contains('\u{202e}')
+    };
+    let out = nq().arg("merge").args(&files).arg(&odd).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(!raw(&out.stderr), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(r"odd\u{1b}]0;title\u{7}.json (host evil\u{1b}[2J\u{202e})"),
+        "{err}"
+    );
+    let out = nq()
+        .args(["audit", "--sample", "1"])
+        .arg(&odd)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(!raw(&out.stdout) && !raw(&out.stderr), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(r"written on host evil\u{1b}[2J\u{202e}"),
+        "{text}"
+    );
+}
+
+/// A file that cannot be audited is said on stderr before any report: with no file left,
+/// nothing at all on standard output (issue 29, item 8).
+#[test]
+fn audit_of_files_it_cannot_read_prints_no_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("other.json");
+    std::fs::write(&other, "{}").unwrap();
+    for file in [dir.path().join("missing.json"), other] {
+        let out = nq().arg("audit").arg(&file).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert!(out.stdout.is_empty(), "{out:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr).lines().count(),
+            1,
+            "{out:?}"
+        );
+    }
+}
+
+/// Files that record every unit of a job with a published count are summed and compared with
+/// it in the audit's summary (issue 29, item 2): a wrong unit the sample missed still fails.
+#[test]
+fn audit_compares_a_whole_job_with_the_published_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let files: Vec<PathBuf> = (0..2)
+        .map(|i| shard(d, 10, i, 2, &format!("s{i}.json"), &["--unique"]))
+        .collect();
+    nq().args(["audit", "--sample", "0.01", "--min-units", "1"])
+        .args(&files)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "N = 10: the files record every unit of the job: total 724 unique 92, as published",
+        ));
+    let bad = d.join("bad.json");
+    faulty(&files[1], &bad, 0, 2);
+    nq().args([
+        "audit",
+        "--sample",
+        "0.01",
+        "--min-units",
+        "1",
+        "--seed",
+        "1",
+    ])
+    .args([&files[0], &bad])
+    .assert()
+    .code(1)
+    .stdout(predicate::str::contains(
+        "total 726 unique 92, MISMATCH with the published total 724 unique 92",
+    ))
+    .stdout(predicate::str::contains("FAILED"));
+}

@@ -140,3 +140,59 @@ fn a_stale_lock_file_of_a_dead_process_does_not_block() {
         .success()
         .stdout("352\n");
 }
+
+/// Two names of one file (hard links) are one checkpoint: a run through either stops a second
+/// through the other, whether the file was there before the first run or written by it
+/// (issue 28, item 14).
+#[test]
+fn hard_links_to_one_checkpoint_cannot_run_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.ckpt");
+    let b = dir.path().join("b.ckpt");
+    nq().args(["count", "10", "--checkpoint"])
+        .arg(&a)
+        .assert()
+        .success();
+    std::fs::hard_link(&a, &b).unwrap();
+    let held = RunLock::acquire(&a).unwrap();
+    nq().args(["count", "10", "--checkpoint"])
+        .arg(&b)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("a hard link to the same file"));
+    drop(held);
+    nq().args(["count", "10", "--checkpoint"])
+        .arg(&b)
+        .assert()
+        .success()
+        .stdout("724\n");
+    // A file the run itself wrote, linked while it runs.
+    let c = dir.path().join("c.ckpt");
+    let d = dir.path().join("d.ckpt");
+    let mut child = spawn(&common::slow_count(16, &c));
+    wait_for_lock(&child, &c);
+    let t0 = Instant::now();
+    while !c.exists() {
+        assert!(t0.elapsed() < Duration::from_secs(30), "no first save");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    std::fs::hard_link(&c, &d).unwrap();
+    let second = nq().args(common::slow_count(16, &d)).output().unwrap();
+    let still = child.try_wait().unwrap().is_none();
+    child.kill().unwrap();
+    let _ = child.wait();
+    if !still {
+        common::skip(
+            "hard_links_to_one_checkpoint_cannot_run_twice",
+            "N = 16 finished first",
+        );
+        return;
+    }
+    assert_eq!(second.status.code(), Some(2), "{second:?}");
+    assert!(
+        String::from_utf8_lossy(&second.stderr).contains("a hard link to the same file"),
+        "{second:?}"
+    );
+}

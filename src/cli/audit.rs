@@ -62,6 +62,13 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
         min_units: args.min_units,
         seed,
     };
+    let mut tally = Tally::default();
+    // Every file read and planned first: one that cannot be audited is said before any report,
+    // and with none left there is no report at all.
+    let files = load_all(&args.files, &mut tally);
+    if files.is_empty() {
+        return Ok(tally.exit_code());
+    }
     let mut out = super::stdout();
     let kernel = match args.engine.kernel {
         KernelChoice::Cpu(_) => engine.kernel().to_string(),
@@ -75,96 +82,208 @@ pub fn run(args: &AuditArgs) -> Result<ExitCode> {
         percent(args.sample),
         args.min_units
     )?;
-    let mut plans: HashMap<Identity, Arc<Plan>> = HashMap::new();
-    let (mut recounted, mut mismatches, mut failed_files) = (0, 0, 0);
-    let (mut bad_input, mut failure) = (0, 0);
-    for path in &args.files {
-        let audited = Records::load(path).and_then(|records| {
-            let plan = match plans.get(&records.identity) {
-                Some(plan) => plan.clone(),
-                None => {
-                    let plan = Arc::new(records.plan(path)?);
-                    plans.insert(records.identity.clone(), plan.clone());
-                    plan
-                }
-            };
-            let result = audit::audit(&engine, &plan, &records, &sample, path)?;
-            Ok((records, result))
-        });
-        let (records, result) = match audited {
-            Ok(r) => r,
+    for file in &files {
+        match audit::audit(&engine, &file.plan, &file.records, &sample, &file.path) {
+            Ok(result) => {
+                report_file(&mut out, file, &result)?;
+                tally.add(&result);
+            }
             Err(e) => {
                 out.flush()?;
-                note!("nqueens: error: {e}");
-                if e.is_bad_input() {
-                    bad_input += 1;
-                } else {
-                    failure += 1;
-                }
-                continue;
+                tally.refused(&e);
             }
-        };
-        let id = &records.identity;
-        let what = match (records.checkpoint, records.shard) {
-            (false, Some(s)) => format!("shard {s}"),
-            (true, Some(s)) => format!("checkpoint of shard {s}"),
-            (_, None) => "checkpoint".into(),
-        };
-        let host = match &records.host {
-            Some(h) => format!("written on host {h}"),
-            None => "host not recorded in a checkpoint".into(),
-        };
-        let found = match result.mismatches.len() {
-            0 => "all agree".to_string(),
-            k => format!("{k} MISMATCH{}", if k == 1 { "" } else { "ES" }),
-        };
-        writeln!(
-            out,
-            "{}: {what} of N = {} ({}, split depth {}), {host}: {} of {} units recounted, {found}",
-            path.display(),
-            id.n,
-            id.plan_method,
-            id.split_depth,
-            result.checked.len(),
-            result.units
-        )?;
-        for m in &result.mismatches {
-            writeln!(
-                out,
-                "  unit {}: recorded {}, recounted {} ({host})",
-                m.unit,
-                counts(m.recorded, id.unique),
-                counts(m.recounted, id.unique)
-            )?;
         }
-        writeln!(out, "  {}", proof(&result))?;
-        recounted += result.checked.len();
-        mismatches += result.mismatches.len();
-        failed_files += usize::from(!result.mismatches.is_empty());
     }
-    let verdict = if mismatches > 0 {
-        format!("{mismatches} mismatch(es) in {failed_files} file(s): FAILED")
-    } else if bad_input + failure > 0 {
-        format!(
-            "no mismatch, but {} file(s) not audited: INCOMPLETE",
-            bad_input + failure
-        )
-    } else {
-        "no mismatch: passed".into()
+    for line in whole_jobs(&files, &mut tally) {
+        writeln!(out, "audit: {line}")?;
+    }
+    writeln!(
+        out,
+        "audit: {} file(s), {} units recounted, {}",
+        args.files.len(),
+        tally.recounted,
+        tally.verdict()
+    )?;
+    out.flush()?;
+    Ok(tally.exit_code())
+}
+
+/// A file to audit: its records and the plan they are recounted with.
+struct File {
+    path: PathBuf,
+    records: Records,
+    plan: Arc<Plan>,
+}
+
+/// Reads and plans every file (one plan per job), saying on stderr why a file cannot be
+/// audited.
+fn load_all(paths: &[PathBuf], tally: &mut Tally) -> Vec<File> {
+    let mut plans: HashMap<Identity, Arc<Plan>> = HashMap::new();
+    let mut files = Vec::new();
+    for path in paths {
+        let loaded = Records::load(path).and_then(|records| {
+            let plan = match plans.get(&records.identity) {
+                Some(plan) => plan.clone(),
+                None => Arc::new(records.plan(path)?),
+            };
+            plans.insert(records.identity.clone(), plan.clone());
+            Ok(File {
+                path: path.clone(),
+                records,
+                plan,
+            })
+        });
+        match loaded {
+            Ok(file) => files.push(file),
+            Err(e) => tally.refused(&e),
+        }
+    }
+    files
+}
+
+/// Prints what the audit of one file found: its units recounted, each mismatch, and what the
+/// sample proves. Paths and hosts come from the user and the files: escaped.
+fn report_file(out: &mut dyn Write, file: &File, result: &audit::Audit) -> Result<()> {
+    let (records, id) = (&file.records, &file.records.identity);
+    let what = match (records.checkpoint, records.shard) {
+        (false, Some(s)) => format!("shard {s}"),
+        (true, Some(s)) => format!("checkpoint of shard {s}"),
+        (_, None) => "checkpoint".into(),
+    };
+    let host = match &records.host {
+        Some(h) => format!("written on host {}", super::escape(h)),
+        None => "host not recorded in a checkpoint".into(),
+    };
+    let found = match result.mismatches.len() {
+        0 => "all agree".to_string(),
+        k => format!("{k} MISMATCH{}", if k == 1 { "" } else { "ES" }),
     };
     writeln!(
         out,
-        "audit: {} file(s), {recounted} units recounted, {verdict}",
-        args.files.len()
+        "{}: {what} of N = {} ({}, split depth {}), {host}: {} of {} units recounted, {found}",
+        super::escape(&file.path.display().to_string()),
+        id.n,
+        super::escape(&id.plan_method),
+        id.split_depth,
+        result.checked.len(),
+        result.units
     )?;
-    out.flush()?;
-    Ok(if mismatches > 0 || failure > 0 {
-        ExitCode::FAILURE
-    } else if bad_input > 0 {
-        ExitCode::from(2)
-    } else {
-        ExitCode::SUCCESS
-    })
+    for m in &result.mismatches {
+        writeln!(
+            out,
+            "  unit {}: recorded {}, recounted {} ({host})",
+            m.unit,
+            counts(m.recorded, id.unique),
+            counts(m.recounted, id.unique)
+        )?;
+    }
+    writeln!(out, "  {}", proof(result))?;
+    Ok(())
+}
+
+/// For each job whose files together record every one of its units (a whole set of shards, or
+/// a finished checkpoint) and that has a published count: the sum of the recorded units (each
+/// once) against it, as a line; a difference counts as a mismatch.
+fn whole_jobs(files: &[File], tally: &mut Tally) -> Vec<String> {
+    let mut jobs: HashMap<&Identity, std::collections::BTreeMap<u32, Counts>> = HashMap::new();
+    for f in files {
+        let units = jobs.entry(&f.records.identity).or_default();
+        for (&u, &c) in &f.records.units {
+            units.entry(u).or_insert(c);
+        }
+    }
+    let mut lines = Vec::new();
+    for (id, units) in jobs {
+        let known = nqueens::known::published(id.n).filter(|_| id.placed.is_empty());
+        let (Some(known), true) = (known, units.len() == id.units as usize) else {
+            continue;
+        };
+        let mut sum = Counts::default();
+        for c in units.values() {
+            sum = Counts {
+                total: sum.total.saturating_add(c.total),
+                unique: sum.unique.saturating_add(c.unique),
+            };
+        }
+        let expected = Counts {
+            total: known.total,
+            unique: if id.unique { known.unique } else { 0 },
+        };
+        let verdict = if sum == expected {
+            "as published".to_string()
+        } else {
+            tally.jobs_off += 1;
+            format!(
+                "MISMATCH with the published {}",
+                counts(expected, id.unique)
+            )
+        };
+        lines.push(format!(
+            "N = {}: the files record every unit of the job: {}, {verdict}",
+            id.n,
+            counts(sum, id.unique)
+        ));
+    }
+    lines.sort();
+    lines
+}
+
+/// What an audit found over its files, and its exit code.
+#[derive(Default)]
+struct Tally {
+    recounted: usize,
+    mismatches: usize,
+    failed_files: usize,
+    /// Jobs whose files record every unit and add up to other than the published count.
+    jobs_off: usize,
+    bad_input: usize,
+    failure: usize,
+}
+
+impl Tally {
+    fn add(&mut self, result: &audit::Audit) {
+        self.recounted += result.checked.len();
+        self.mismatches += result.mismatches.len();
+        self.failed_files += usize::from(!result.mismatches.is_empty());
+    }
+
+    /// A file that could not be audited, said on stderr.
+    fn refused(&mut self, e: &audit::AuditError) {
+        note!("nqueens: error: {}", super::escape(&e.to_string()));
+        if e.is_bad_input() {
+            self.bad_input += 1;
+        } else {
+            self.failure += 1;
+        }
+    }
+
+    fn verdict(&self) -> String {
+        let skipped = self.bad_input + self.failure;
+        if self.mismatches > 0 {
+            format!(
+                "{} mismatch(es) in {} file(s): FAILED",
+                self.mismatches, self.failed_files
+            )
+        } else if self.jobs_off > 0 {
+            "every unit recounted agrees, but the sum differs from the published count: FAILED"
+                .into()
+        } else if skipped > 0 {
+            format!("no mismatch, but {skipped} file(s) not audited: INCOMPLETE")
+        } else {
+            "no mismatch: passed".into()
+        }
+    }
+
+    /// 1 on a mismatch or a failed recount, 2 for a file that cannot be audited, else 0.
+    fn exit_code(&self) -> ExitCode {
+        if self.mismatches > 0 || self.jobs_off > 0 || self.failure > 0 {
+            ExitCode::FAILURE
+        } else if self.bad_input > 0 {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
 }
 
 /// `total T` or `total T unique U`.

@@ -207,7 +207,13 @@ pub fn one_line(err: &anyhow::Error) -> String {
             line.push_str(&text);
         }
     }
-    escape(&line.split_whitespace().collect::<Vec<_>>().join(" "))
+    let line = escape(&line.split_whitespace().collect::<Vec<_>>().join(" "));
+    // One line, of a length a terminal can show: a message quoting a huge file is cut.
+    const MAX: usize = 2000;
+    match line.char_indices().nth(MAX) {
+        Some((end, _)) => format!("{}… (message cut at {MAX} characters)", &line[..end]),
+        None => line,
+    }
 }
 
 /// `s` with its control characters escaped as Rust writes them (`\u{1b}`, `\0`, `\n`), so that
@@ -217,10 +223,18 @@ pub fn one_line(err: &anyhow::Error) -> String {
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        let bidi = matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        // Marks that reorder text, and characters that show as nothing at all (zero-width
+        // spaces and joiners, the word joiner, the byte-order mark).
+        let hidden = matches!(
+            c,
+            '\u{200b}'..='\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2060}'..='\u{2069}'
+                | '\u{feff}'
+        );
         if c.is_control() {
             out.extend(c.escape_debug());
-        } else if bidi {
+        } else if hidden {
             out.push_str(&format!("\\u{{{:x}}}", c as u32));
         } else {
             out.push(c);
@@ -330,6 +344,10 @@ pub fn read_stdin(max: u64, what: &str) -> Result<String> {
             max >> 10
         ))
         .into());
+    }
+    // A byte-order mark (as Windows editors begin a text file) is not part of the text.
+    if bytes.starts_with("\u{feff}".as_bytes()) {
+        bytes.drain(..3);
     }
     String::from_utf8(bytes)
         .map_err(|_| {

@@ -53,16 +53,29 @@ fn window() -> Option<(usize, usize)> {
     None
 }
 
-/// The width of the terminal on stderr, in columns: `TIOCGWINSZ`, else `$COLUMNS`, else 80.
+/// The widest line a progress display draws, whatever the terminal says: a line wider than any
+/// screen only costs writes (`COLUMNS=100000000` made every redraw 64 KiB).
+const WIDEST: usize = 500;
+
+/// The width of the terminal on stderr, in columns: `TIOCGWINSZ`, else `$COLUMNS`, else 80; at
+/// most [`WIDEST`].
 pub fn terminal_width() -> usize {
-    match window() {
-        Some((_, cols)) if cols > 0 => cols,
-        _ => std::env::var("COLUMNS")
-            .ok()
+    width_of(
+        window().map(|(_, cols)| cols),
+        std::env::var("COLUMNS").ok().as_deref(),
+    )
+}
+
+/// The width a line is drawn to, from the terminal's columns (if told) and `$COLUMNS`.
+fn width_of(window_cols: Option<usize>, columns: Option<&str>) -> usize {
+    let cols = match window_cols {
+        Some(cols) if cols > 0 => cols,
+        _ => columns
             .and_then(|c| c.trim().parse::<usize>().ok())
             .filter(|&c| c > 0)
             .unwrap_or(80),
-    }
+    };
+    cols.min(WIDEST)
 }
 
 /// The height of the terminal on stderr, in rows: `TIOCGWINSZ`, else 24.
@@ -305,6 +318,16 @@ pub fn clock(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn widths_come_from_the_terminal_then_columns_and_stay_bounded() {
+        assert_eq!(width_of(Some(120), Some("60")), 120);
+        assert_eq!(width_of(None, Some(" 60 ")), 60);
+        assert_eq!(width_of(Some(0), None), 80);
+        assert_eq!(width_of(None, Some("wide")), 80);
+        assert_eq!(width_of(None, Some("100000000")), WIDEST);
+        assert_eq!(width_of(Some(65535), None), WIDEST);
+    }
 
     #[test]
     fn clock_format() {

@@ -232,6 +232,57 @@ mod tests {
         ));
     }
 
+    /// Counts that no board has (their sum past N!, or past `u128::MAX`), sealed with a right
+    /// checksum, are refused as corrupt, never summed into a panic (issue 28, item 10); a time
+    /// too long for the file's milliseconds stays the longest, never wraps round (item 16).
+    #[test]
+    fn impossible_counts_are_refused_and_long_times_saturate() {
+        let p = PathBuf::from("x");
+        for (a, b) in [
+            (u128::MAX, 1),
+            (40320, 1),
+            (u128::MAX / 2 + 1, u128::MAX / 2 + 1),
+        ] {
+            let mut c = sample();
+            c.done.insert(
+                0,
+                Counts {
+                    total: a,
+                    unique: 0,
+                },
+            );
+            c.done.insert(
+                1,
+                Counts {
+                    total: b,
+                    unique: 0,
+                },
+            );
+            match Checkpoint::from_bytes(&p, &c.to_bytes()) {
+                Err(StoreError::Corrupt { reason, .. }) => {
+                    assert!(
+                        reason.contains("more solutions than an N = 8 board"),
+                        "{reason}"
+                    )
+                }
+                other => panic!("{a} + {b}: {other:?}"),
+            }
+        }
+        let mut c = sample();
+        c.done.clear();
+        c.done.insert(
+            0,
+            Counts {
+                total: 40320,
+                unique: 0,
+            },
+        );
+        assert!(Checkpoint::from_bytes(&p, &c.to_bytes()).is_ok());
+        c.elapsed = Duration::from_millis(u64::MAX) + Duration::from_secs(5);
+        let back = Checkpoint::from_bytes(&p, &c.to_bytes()).unwrap();
+        assert_eq!(back.elapsed, Duration::from_millis(u64::MAX));
+    }
+
     #[test]
     fn every_single_bit_flip_and_every_truncation_is_refused() {
         let bytes = sample().to_bytes();

@@ -34,6 +34,10 @@ pub struct RunLock {
     file: File,
     path: PathBuf,
     target: PathBuf,
+    /// The target itself, locked (on Unix): the file as found and as this run last wrote it,
+    /// and every earlier one still linked under some name. A second name of the same file (a
+    /// hard link) has another lock file, but not another file.
+    files: Vec<File>,
 }
 
 /// Who holds a lock, as its lock file says.
@@ -62,6 +66,17 @@ pub enum LockError {
         lock: PathBuf,
         /// The holder, when its lock file could be read.
         holder: Option<Holder>,
+    },
+    /// Another process holds the lock of the file itself, through another name of it (a hard
+    /// link): another run is using the file.
+    #[error(
+        "{} is in use by another nqueens run, which names it otherwise (a hard link to the same \
+         file); wait for it to end or stop it",
+        target.display()
+    )]
+    HeldByFile {
+        /// The file, as this run names it.
+        target: PathBuf,
     },
     /// Something other than a lock file of this program is at the lock path: it is left as it
     /// is, neither written nor removed.
@@ -112,7 +127,10 @@ pub enum LockError {
 impl LockError {
     /// Whether another run holds the lock (as opposed to a failure of the system).
     pub fn is_held(&self) -> bool {
-        matches!(self, LockError::Held { .. } | LockError::Lost { .. })
+        matches!(
+            self,
+            LockError::Held { .. } | LockError::HeldByFile { .. } | LockError::Lost { .. }
+        )
     }
 }
 
@@ -146,16 +164,61 @@ impl RunLock {
     pub fn acquire(target: &Path) -> Result<RunLock, LockError> {
         let path = lock_path(target);
         let file = take(target, &path)?;
-        Ok(RunLock {
+        let mut lock = RunLock {
             file,
             path,
             target: target.to_path_buf(),
-        })
+            files: Vec::new(),
+        };
+        lock.lock_target()?;
+        Ok(lock)
+    }
+
+    /// Locks the file now at the target, if any, besides the lock file (on Unix): call it after
+    /// each write of the target, which replaces the file. The files locked before stay locked
+    /// while another name still links them (a run could start from that name); the others,
+    /// gone from every directory, are let go.
+    pub(crate) fn lock_target(&mut self) -> Result<(), LockError> {
+        #[cfg(unix)]
+        {
+            let io_err = |source| LockError::Io {
+                target: self.target.clone(),
+                lock: self.target.clone(),
+                source,
+            };
+            let file = match File::open(&self.target) {
+                Ok(f) => f,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+                Err(e) => return Err(io_err(e)),
+            };
+            if !file.metadata().map_err(io_err)?.is_file() {
+                return Ok(());
+            }
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(TryLockError::WouldBlock) => {
+                    return Err(LockError::HeldByFile {
+                        target: self.target.clone(),
+                    })
+                }
+                Err(TryLockError::Error(e)) => return Err(io_err(e)),
+            }
+            use std::os::unix::fs::MetadataExt;
+            self.files
+                .retain(|f| f.metadata().is_ok_and(|m| m.nlink() > 0));
+            self.files.push(file);
+        }
+        Ok(())
     }
 
     /// The lock file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The file the lock is for.
+    pub fn target(&self) -> &Path {
+        &self.target
     }
 
     /// Checks that the lock file is still at its path, and when it is not (a user removed it),

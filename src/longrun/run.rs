@@ -101,10 +101,7 @@ pub enum RunError {
         second: &'static str,
     },
     /// More shards than the job has units: every shard needs one at least.
-    #[error(
-        "{count} shards, but the job has only {units} units: every shard needs one at least \
-         (use at most {units} shards, or a larger --split-depth for more units)"
-    )]
+    #[error("{}", too_many_shards(*count, *units))]
     TooManyShards {
         /// The shards asked for.
         count: u32,
@@ -119,6 +116,20 @@ pub enum RunError {
         /// The checkpoint that holds the units finished, and how many.
         saved: Option<(PathBuf, usize)>,
     },
+}
+
+fn too_many_shards(count: u32, units: usize) -> String {
+    if units == 0 {
+        // N = 2 and 3: no placement of the first rows survives.
+        return format!(
+            "{count} shards, but the job has no units at all (the board has no solutions): \
+             count it whole"
+        );
+    }
+    format!(
+        "{count} shards, but the job has only {units} units: every shard needs one at least \
+         (use at most {units} shards, or a deeper split for more units)"
+    )
 }
 
 fn saved_note(saved: &Option<(PathBuf, usize)>) -> String {
@@ -459,6 +470,7 @@ impl Prepared {
             path,
             every,
             last_save: Instant::now(),
+            save_took: Duration::ZERO,
             dirty: false,
             prior,
             start: Instant::now(),
@@ -668,6 +680,8 @@ struct Driver<'a> {
     path: Option<&'a Path>,
     every: Duration,
     last_save: Instant,
+    /// How long the last save took.
+    save_took: Duration,
     dirty: bool,
     prior: Duration,
     start: Instant,
@@ -678,6 +692,19 @@ struct Driver<'a> {
     locks: &'a mut [RunLock],
     /// When the locks were last checked.
     locks_checked: Instant,
+}
+
+/// How many times its own duration a save waits at least before the next: checkpoints take at
+/// most about 1/20 of a run's time whatever the interval asked for, so that
+/// `--checkpoint-every 0` (a save after every unit) stays cheap where the file is large (a
+/// save rewrites the whole file: after every unit the cost would grow with the square of the
+/// units).
+const SAVE_SPACING: u32 = 20;
+
+/// Whether a save is due, `since` the last one, which took `took`: the interval `every` has
+/// passed, and [`SAVE_SPACING`] times the last save's duration.
+fn save_due(every: Duration, took: Duration, since: Duration) -> bool {
+    since >= every.max(took.saturating_mul(SAVE_SPACING))
 }
 
 /// How often a run checks that its lock files are still in place ([`RunLock::check`]).
@@ -702,14 +729,21 @@ impl Driver<'_> {
         // Never over the saves of a run that took the checkpoint over.
         self.check_locks(true)?;
         self.ckpt.elapsed = self.prior.saturating_add(self.start.elapsed());
+        let t0 = Instant::now();
         self.ckpt.save(path)?;
+        self.save_took = t0.elapsed();
+        // The new file, under any name it may be given, is this run's too.
+        if let Some(lock) = self.locks.iter_mut().find(|l| l.target() == path) {
+            lock.lock_target()?;
+        }
         self.dirty = false;
         self.last_save = Instant::now();
         Ok(())
     }
 
     fn save_if_due(&mut self) -> ControlFlow<()> {
-        let result = if self.dirty && self.last_save.elapsed() >= self.every {
+        let due = save_due(self.every, self.save_took, self.last_save.elapsed());
+        let result = if self.dirty && due {
             self.save()
         } else {
             self.check_locks(false).map_err(RunError::from)
@@ -755,6 +789,18 @@ mod tests {
                 class: 0,
             })
             .collect()
+    }
+
+    #[test]
+    fn saves_are_spaced_by_their_own_cost() {
+        let ms = Duration::from_millis;
+        assert!(save_due(ms(0), ms(0), ms(0)));
+        assert!(save_due(ms(100), ms(1), ms(100)));
+        assert!(!save_due(ms(100), ms(1), ms(99)));
+        // A save of 10 ms: the next one 200 ms later at the soonest, whatever was asked.
+        assert!(!save_due(ms(0), ms(10), ms(199)));
+        assert!(save_due(ms(0), ms(10), ms(200)));
+        assert!(!save_due(ms(60_000), ms(10), ms(59_999)));
     }
 
     #[test]

@@ -1045,6 +1045,60 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), others.len());
     }
 
+    /// Names that are not UTF-8 keep their bytes: two of them never share temporary files,
+    /// and the clean-up of one leaves the other's alone (issue 28, item 9).
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_text_have_their_own_temporaries() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join(OsStr::from_bytes(b"\xfe.ckpt"));
+        let b = dir.path().join(OsStr::from_bytes(b"\xff.ckpt"));
+        assert_ne!(temp_prefix(&a), temp_prefix(&b));
+        let (_, live) = temp_beside(&a).unwrap();
+        assert_eq!(remove_stale_temps(&b), 0);
+        assert!(live.path().exists());
+        assert_eq!(remove_stale_temps(&a), 1);
+    }
+
+    /// A name of up to 255 bytes can be written, locked and cleaned up after: the names made
+    /// from it fit too, and two long names that differ only at their end do not share them
+    /// (issue 28, item 16).
+    #[test]
+    fn the_longest_names_fit_with_their_temporaries_and_locks() {
+        let dir = tempfile::tempdir().unwrap();
+        for len in [243, 244, 250, 251, 255] {
+            let name = format!("{}{}", "é".repeat(100), "q".repeat(len - 200));
+            assert_eq!(name.len(), len);
+            let p = dir.path().join(&name);
+            write_atomic(&p, b"x").unwrap();
+            write_atomic(&p, b"y").unwrap();
+            assert_eq!(std::fs::read(&p).unwrap(), b"y");
+            let lock = crate::longrun::lock::lock_path(&p);
+            assert!(name_bytes(lock.file_name().unwrap()).len() <= NAME_MAX);
+            let taken = crate::longrun::lock::RunLock::acquire(&p).unwrap();
+            drop(taken);
+            let (_, tmp) = temp_beside(&p).unwrap();
+            assert!(name_bytes(tmp.path().file_name().unwrap()).len() <= NAME_MAX);
+            let (_, kept) = tmp.keep().unwrap();
+            assert_eq!(remove_stale_temps(&p), 1, "{len}");
+            assert!(!kept.exists());
+            std::fs::remove_file(&p).unwrap();
+        }
+        let one = dir.path().join(format!("{}1", "q".repeat(250)));
+        let two = dir.path().join(format!("{}2", "q".repeat(250)));
+        assert_ne!(temp_prefix(&one), temp_prefix(&two));
+        assert_ne!(
+            crate::longrun::lock::lock_path(&one),
+            crate::longrun::lock::lock_path(&two)
+        );
+        // A name that fits is kept as it is.
+        assert_eq!(
+            temp_prefix(Path::new("/d/c.ckpt")),
+            OsString::from(".c.ckpt.")
+        );
+    }
+
     #[test]
     fn atomic_write_replaces_and_leaves_no_temporary() {
         let dir = tempfile::tempdir().unwrap();

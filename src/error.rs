@@ -50,22 +50,159 @@ pub enum Error {
         /// Board size.
         n: u32,
     },
-    /// Two pre-placed queens on one row or column, or attacking each other (1-based).
-    #[error("queens at row {0}, column {1} and row {2}, column {3} {4}")]
-    QueensConflict(u32, u32, u32, u32, &'static str),
-    /// A combination of options that has no meaning.
-    #[error("{0}")]
-    Unsupported(String),
+    /// Two pre-placed queens that cannot both stand (coordinates 1-based).
+    #[error(
+        "queens at row {}, column {} and row {}, column {} {how}",
+        first.0, first.1, second.0, second.1
+    )]
+    QueensConflict {
+        /// The first queen, `(row, column)`.
+        first: (u32, u32),
+        /// The second queen.
+        second: (u32, u32),
+        /// How they attack each other.
+        how: Attack,
+    },
+    /// A name of a method, kernel or output format that is none of the known ones.
+    #[error("unknown {what} '{name}' (expected {expected})")]
+    UnknownName {
+        /// What was named: "method", "kernel", "format".
+        what: &'static str,
+        /// The name given.
+        name: String,
+        /// The names known, in words ("plain, mirror, d4 or edge").
+        expected: String,
+    },
+    /// A search kernel this processor cannot run.
+    #[error(
+        "this processor cannot run the {kernel} kernel (it can run: {})",
+        runnable()
+    )]
+    KernelUnavailable {
+        /// The kernel asked for.
+        kernel: crate::Kernel,
+    },
+    /// A lane threshold outside what the lane searches take.
+    #[error("the lane threshold must be 3 to {max} rows, got {rows}")]
+    LaneRows {
+        /// The threshold asked for.
+        rows: u32,
+        /// The largest allowed.
+        max: u32,
+    },
+    /// A listing of unique solutions with pre-placed queens: a class can have members with and
+    /// without them, so which member stands for it is not defined.
+    #[error("unique solutions cannot be combined with pre-placed queens")]
+    UniqueWithPlaced,
+    /// A board too large for an output format that draws it.
+    #[error("the {format} format prints N×N characters and stops at N = {max}, got N = {n}")]
+    TooLargeToDraw {
+        /// The format.
+        format: &'static str,
+        /// The largest board it draws.
+        max: u64,
+        /// The board asked for.
+        n: u64,
+    },
+    /// An environment variable of this library with a value it cannot use.
+    #[error("{var} must be {expected}, got '{value}'")]
+    Environment {
+        /// The variable.
+        var: &'static str,
+        /// What it must hold.
+        expected: &'static str,
+        /// What it holds, escaped.
+        value: String,
+    },
     /// OpenCL cannot be used as asked: no OpenCL library, platform or device, or no device of
     /// that index. A usage error: the request cannot be met on this machine.
-    #[error("{0}")]
-    NoDevice(String),
+    #[error("cannot count on OpenCL: {reason}")]
+    NoDevice {
+        /// Why, as the OpenCL layer says it.
+        reason: String,
+    },
     /// An OpenCL device that exists failed: its kernels did not build, or a call failed.
-    #[error("{0}")]
-    Device(String),
-    /// The worker pool could not be started.
-    #[error("could not start the worker threads: {0}")]
-    ThreadPool(String),
+    #[error("{}", device_words(device.as_ref(), *units_done, reason))]
+    Device {
+        /// The device's index and name, when the failure stopped a count.
+        device: Option<(usize, String)>,
+        /// The units counted before it stopped, when it stopped a count.
+        units_done: Option<usize>,
+        /// What failed, as the OpenCL layer says it.
+        reason: String,
+    },
+    /// A count over chosen units stopped before it had counted them all (a device counting
+    /// alone failed).
+    #[error("the recount stopped after {done} of {of} units")]
+    Incomplete {
+        /// Units counted.
+        done: usize,
+        /// Units asked for.
+        of: usize,
+    },
+    /// The worker threads could not be started.
+    #[error("could not start the worker threads: {reason}")]
+    ThreadPool {
+        /// The system's reason.
+        reason: String,
+    },
+}
+
+/// How two pre-placed queens attack each other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attack {
+    /// On one row.
+    Row,
+    /// On one column.
+    Column,
+    /// On one diagonal.
+    Diagonal,
+}
+
+impl std::fmt::Display for Attack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Attack::Row => "share a row",
+            Attack::Column => "share a column",
+            Attack::Diagonal => "attack each other along a diagonal",
+        })
+    }
+}
+
+/// The kernels this processor runs, in words.
+fn runnable() -> String {
+    crate::Kernel::ALL
+        .into_iter()
+        .filter(|k| k.available())
+        .map(crate::Kernel::name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn device_words(
+    device: Option<&(usize, String)>,
+    units_done: Option<usize>,
+    reason: &str,
+) -> String {
+    let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
+    match (device, units_done) {
+        (Some((d, name)), Some(k)) => format!(
+            "OpenCL device {d} ({name}) failed and the count stopped after {k} units: {reason}"
+        ),
+        (Some((d, name)), None) => format!("OpenCL device {d} ({name}) failed: {reason}"),
+        _ => reason,
+    }
+}
+
+impl Error {
+    /// Whether the error is in the request (a bad or impossible argument, refused before any
+    /// work), as opposed to a failure of the machine (a device, the threads).
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(
+            self,
+            Error::Device { .. } | Error::ThreadPool { .. } | Error::Incomplete { .. }
+        )
+    }
 }
 
 /// The library's result type.

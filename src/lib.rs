@@ -62,6 +62,7 @@ mod error;
 pub mod format;
 pub mod known;
 pub mod longrun;
+mod names;
 mod plan;
 mod search;
 pub mod solutions;
@@ -70,7 +71,8 @@ pub use engine::{
     count, serial_count, DeviceRun, Devices, Engine, NoObserver, Observer, Outcome, Report,
     RunOptions, UnitTiming, LANE_MIN_ROWS, MAX_THREADS,
 };
-pub use error::{Error, Result};
+pub use error::{Attack, Error, Result};
+pub use names::Named;
 pub use plan::{check_n, Job, Plan, Queen, MAX_SPLIT_DEPTH};
 pub use search::{Counts, Kernel, Method, Searches, Unit, MAX_N};
 

@@ -16,13 +16,12 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
     match cli::run() {
-        Ok(code) => code,
+        Ok(exit) => exit.into(),
+        // A stream of output cut short by its reader (`| head`): done.
+        Err(err) if err.is_broken_pipe() => ExitCode::SUCCESS,
         Err(err) => {
-            if cli::is_broken_pipe(&err) {
-                return ExitCode::SUCCESS;
-            }
             note!("nqueens: error: {}", cli::one_line(&err));
-            ExitCode::from(cli::exit_code(&err))
+            err.exit()
         }
     }
 }

@@ -485,7 +485,7 @@ fn messages_say_what_to_do() {
     usage_error(
         &["count", "10", "--checkpoint", c],
         None,
-        "the file counts unique solutions and this run does not: resume it with --unique",
+        "the file counts unique solutions and this run does not): resume it with --unique",
     );
     let empty = dir.path().join("e.json");
     std::fs::write(&empty, "").unwrap();

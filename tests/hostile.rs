@@ -377,7 +377,7 @@ fn a_runs_files_never_collide_and_foreign_files_are_not_replaced() {
     let ckpt = std::fs::read(d.join("c.ckpt")).unwrap();
     assert_refused(
         &run_in(d, &["count", "10", "--out", "c.ckpt"], SECS),
-        "c.ckpt is a checkpoint (made by --checkpoint), not a shard result file",
+        "c.ckpt is a checkpoint, not a shard result file",
     );
     assert_eq!(std::fs::read(d.join("c.ckpt")).unwrap(), ckpt);
     // An empty file (made by mktemp, say) is replaced.

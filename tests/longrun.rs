@@ -254,12 +254,16 @@ fn damaged_and_foreign_checkpoints_are_refused_and_left_untouched() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("is a checkpoint").and(predicate::str::contains(c)));
-    // A checkpoint that cannot be written fails at once, as a failure (1), not bad input.
+    // A checkpoint that cannot be written is refused at once, as bad input (2): its folder is
+    // missing, or takes no files (issue 29, item 3).
     let nowhere = dir.path().join("no/such/dir/c.json");
-    nq().args(["count", "10", "--checkpoint", nowhere.to_str().unwrap()])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("cannot write"));
+    for path in [nowhere.to_str().unwrap(), "/proc/c.json"] {
+        nq().args(["count", "10", "--checkpoint", path])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains("cannot write"));
+    }
     // The same job resumes from it, taking the depth from the checkpoint.
     nq().args(["count", "10", "--threads", "7", "--checkpoint", c])
         .assert()
@@ -468,7 +472,7 @@ fn an_out_path_that_cannot_be_written_is_refused_before_counting() {
     .arg("--out")
     .arg(&missing)
     .assert()
-    .code(1)
+    .code(2)
     .stdout("")
     .stderr(
         predicate::str::contains("cannot write")

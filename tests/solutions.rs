@@ -212,7 +212,7 @@ fn unique_with_placed_queens_is_refused() {
         .unwrap();
     assert!(matches!(
         for_each_solution(&job, |_| ControlFlow::Continue(())),
-        Err(Error::Unsupported(_))
+        Err(Error::UniqueWithPlaced)
     ));
 }
 
@@ -511,6 +511,6 @@ fn writing_errors_stop_the_listing() {
     let opts = WriteOptions { threads: 2, ..opts };
     assert!(matches!(
         write_solutions(&unique_placed, &opts, Vec::new()),
-        Err(WriteError::Invalid(Error::Unsupported(_)))
+        Err(WriteError::Invalid(Error::UniqueWithPlaced))
     ));
 }

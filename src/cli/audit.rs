@@ -3,7 +3,7 @@
 
 use super::devices::{EngineArgs, KernelChoice};
 use super::{default_threads, parse_threads};
-use anyhow::Result;
+use super::{Exit, Result};
 use clap::Args;
 use nqueens::longrun::audit::{self, Records, Sample};
 use nqueens::longrun::Identity;
@@ -11,7 +11,6 @@ use nqueens::{Counts, Plan};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
 
 /// Recount a random sample of the units that shard result files (or checkpoints) record, on
@@ -53,7 +52,7 @@ fn parse_fraction(s: &str) -> Result<f64, String> {
 /// The confidence of the statement printed for each file.
 const CONFIDENCE: f64 = 0.95;
 
-pub fn run(args: &AuditArgs) -> Result<ExitCode> {
+pub fn run(args: &AuditArgs) -> Result<Exit> {
     let threads = args.threads.unwrap_or_else(default_threads);
     let engine = args.engine.engine(threads)?;
     let seed = args.seed.unwrap_or_else(Sample::random_seed);
@@ -275,13 +274,13 @@ impl Tally {
     }
 
     /// 1 on a mismatch or a failed recount, 2 for a file that cannot be audited, else 0.
-    fn exit_code(&self) -> ExitCode {
+    fn exit_code(&self) -> Exit {
         if self.mismatches > 0 || self.jobs_off > 0 || self.failure > 0 {
-            ExitCode::FAILURE
+            Exit::Mismatch
         } else if self.bad_input > 0 {
-            ExitCode::from(2)
+            Exit::Refused
         } else {
-            ExitCode::SUCCESS
+            Exit::Done
         }
     }
 }

@@ -9,14 +9,13 @@
 
 use super::progress::{clock, fit, stderr_target, Fitted};
 use super::{parse_n, UsageError};
-use anyhow::Result;
+use super::{Exit, Failure, Result};
 use clap::Args;
 use indicatif::ProgressBar;
 use nqueens::bench::{self, export, BenchError, Machine, Progress, Report, Settings};
 use nqueens::known::{self, MAX_KNOWN_N};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -307,7 +306,7 @@ impl OutDir {
                 path
             }
         };
-        let unusable = |why: String| -> anyhow::Error {
+        let unusable = |why: String| -> Failure {
             UsageError(format!(
                 "cannot write the results to {}: {why}",
                 path.display()
@@ -404,7 +403,7 @@ fn save(report: &Report, dir: &Path, fallback_root: &Path, overwrite: bool) -> S
 
 /// SIGINT, SIGTERM and SIGHUP set `stop` and record their number in `signal`; a second one
 /// while the first is being handled exits at once.
-fn register_signals(stop: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -> Result<()> {
+fn register_signals(stop: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -> std::io::Result<()> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     use signal_hook::flag;
     for sig in [SIGINT, SIGTERM, SIGHUP] {
@@ -416,7 +415,7 @@ fn register_signals(stop: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -> Result
     Ok(())
 }
 
-pub fn run(args: &BenchArgs) -> Result<ExitCode> {
+pub fn run(args: &BenchArgs) -> Result<Exit> {
     let n_max = args.n_max.unwrap_or(MAX_KNOWN_N);
     if n_max > MAX_KNOWN_N {
         return Err(UsageError(format!(
@@ -456,7 +455,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
         args.engine.engine(1)?;
     }
     settings.min_run_ms = args.min_run_ms;
-    let usage = |e: BenchError| -> anyhow::Error {
+    let usage = |e: BenchError| -> Failure {
         match e {
             BenchError::Invalid(m) => UsageError(m).into(),
             other => other.into(),
@@ -493,9 +492,9 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
                 "nqueens: error: {e}; the {} rows measured before are written, marked partial",
                 report.rows.len()
             );
-            ExitCode::FAILURE
+            Exit::Mismatch
         }
-        (None, 0) => ExitCode::SUCCESS,
+        (None, 0) => Exit::Done,
         (None, sig) => {
             let rows = report.rows.len();
             match report.partial {
@@ -508,7 +507,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
                      written"
                 ),
             }
-            ExitCode::from(128u8.saturating_add(sig as u8))
+            Exit::Signal(sig as i32)
         }
     };
     let fallback = |written: &[PathBuf]| {
@@ -533,7 +532,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
             for path in written {
                 writeln!(stdout, "{}", path.display())?;
             }
-            Ok(ExitCode::FAILURE)
+            Ok(Exit::Mismatch)
         }
         Saved::Nowhere { error } => {
             note!(
@@ -543,7 +542,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
             let bytes = export::json(&report).map_err(usage)?;
             stdout.write_all(&bytes)?;
             stdout.flush()?;
-            Ok(ExitCode::FAILURE)
+            Ok(Exit::Mismatch)
         }
     }
 }

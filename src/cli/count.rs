@@ -2,10 +2,9 @@
 
 use super::report::print_count;
 use super::{default_threads, parse_n, parse_threads, UsageError};
-use anyhow::Result;
+use super::{Exit, Result};
 use clap::Args;
 use nqueens::{Job, Method};
-use std::process::ExitCode;
 
 /// Count the solutions for an N×N board.
 #[derive(Args, Debug)]
@@ -49,7 +48,7 @@ pub fn parse_method_arg(s: &str) -> Result<Method, String> {
     s.parse().map_err(|e: nqueens::Error| e.to_string())
 }
 
-pub fn run(args: &CountArgs) -> Result<ExitCode> {
+pub fn run(args: &CountArgs) -> Result<Exit> {
     // Before anything else: a signal from now on stops a long run cleanly.
     let signals = if args.long.active() {
         Some(super::longrun::catch_signals()?)
@@ -84,7 +83,7 @@ pub fn run(args: &CountArgs) -> Result<ExitCode> {
     let report = engine.count(&job)?;
     super::devices::warn_failed(&report.devices);
     print_count(&report, args.unique, args.json)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done)
 }
 
 /// Says on stderr when pre-placed queens make the job count with another method than the one
@@ -101,7 +100,7 @@ fn note_fallback(job: &Job, verb: &str) {
 }
 
 /// Reads N from standard input (the BOJ 9663 form) and prints the count.
-pub fn from_stdin() -> Result<ExitCode> {
+pub fn from_stdin() -> Result<Exit> {
     if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         // A person at a terminal, not a judge's pipe: say what is awaited (on stderr, so the
         // output stays the judge form).
@@ -138,5 +137,5 @@ pub fn from_stdin() -> Result<ExitCode> {
     super::longrun::confirm(cpu, threads, false, &hint)?;
     let report = nqueens::count(&job, threads)?;
     print_count(&report, false, false)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done)
 }

@@ -1,19 +1,18 @@
 //! `nqueens devices`: the OpenCL platforms and devices that could take counting work.
 
 use super::UsageError;
-use anyhow::Result;
+use super::{Exit, Result};
 use clap::Args;
 use nqueens::Engine;
 use nqueens::{opencl, DeviceRun, Devices};
 use std::io::Write;
-use std::process::ExitCode;
 
 /// List where counts can run: the CPU's search kernels (the first line, `cpu: ...`), then the
 /// OpenCL devices (index, platform, name, type, compute units, memory).
 #[derive(Args, Debug)]
 pub struct DevicesArgs {}
 
-pub fn run(_: &DevicesArgs) -> Result<ExitCode> {
+pub fn run(_: &DevicesArgs) -> Result<Exit> {
     let mut out = super::stdout();
     let kernels: Vec<&str> = nqueens::Kernel::ALL
         .into_iter()
@@ -42,11 +41,11 @@ pub fn run(_: &DevicesArgs) -> Result<ExitCode> {
                     d.global_mem_bytes >> 20
                 )?;
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Done)
         }
         Err(e) if e.is_unavailable() => {
             writeln!(out, "no OpenCL devices: {e}")?;
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Done)
         }
         Err(e) => Err(e.into()),
     }
@@ -86,9 +85,13 @@ fn parse_kernel_choice(s: &str) -> Result<KernelChoice, String> {
     if s == "opencl" {
         return Ok(KernelChoice::OpenCl);
     }
-    s.parse()
-        .map(KernelChoice::Cpu)
-        .map_err(|e: nqueens::Error| e.to_string().replace(" or dfs)", ", dfs or opencl)"))
+    s.parse().map(KernelChoice::Cpu).map_err(|e| match e {
+        nqueens::Error::UnknownName { name, .. } => format!(
+            "unknown kernel '{name}' (expected {})",
+            nqueens::Kernel::choices_in_words(&["opencl"])
+        ),
+        e => e.to_string(),
+    })
 }
 
 impl EngineArgs {

@@ -2,11 +2,10 @@
 //! the command line so that they cannot drift from it (as ripgrep and hyperfine ship theirs).
 
 use super::{Cli, UsageError};
-use anyhow::Result;
+use super::{Exit, Result};
 use clap::{Args, CommandFactory, Subcommand};
 use clap_complete::Shell;
 use std::io::Write;
-use std::process::ExitCode;
 
 /// Print a shell completion script or a man page (roff) to standard output.
 ///
@@ -38,7 +37,7 @@ enum What {
     },
 }
 
-pub fn run(args: &GenerateArgs) -> Result<ExitCode> {
+pub fn run(args: &GenerateArgs) -> Result<Exit> {
     let mut cmd = Cli::command();
     // Rendered whole first: clap_complete panics when its writer fails (a closed pipe).
     let mut text = Vec::new();
@@ -79,5 +78,5 @@ pub fn run(args: &GenerateArgs) -> Result<ExitCode> {
     let mut out = super::stdout();
     out.write_all(&text)?;
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done)
 }

@@ -1,12 +1,11 @@
 //! `nqueens list`: every solution, streamed in lexicographic order, in a chosen format.
 
 use super::{default_threads, parse_n, parse_threads, UsageError};
-use anyhow::Result;
+use super::{Exit, Result};
 use clap::Args;
 use nqueens::format::Kind;
 use nqueens::solutions::{write_solutions, WriteError, WriteOptions};
 use nqueens::{Job, Queen};
-use std::process::ExitCode;
 
 /// List every solution for an N×N board, in lexicographic order of the column sequence.
 #[derive(Args, Debug)]
@@ -56,7 +55,7 @@ pub fn check_unique_place(unique: bool, place: &[Queen]) -> Result<()> {
     Ok(())
 }
 
-pub fn run(args: &ListArgs) -> Result<ExitCode> {
+pub fn run(args: &ListArgs) -> Result<Exit> {
     check_unique_place(args.unique, &args.place)?;
     let threads = args.threads.unwrap_or_else(default_threads);
     let job = Job::new(args.n)?
@@ -80,9 +79,9 @@ pub fn run(args: &ListArgs) -> Result<ExitCode> {
                     args.n
                 );
             }
-            Ok(ExitCode::FAILURE)
+            Ok(Exit::Mismatch)
         }
-        Ok(_) => Ok(ExitCode::SUCCESS),
+        Ok(_) => Ok(Exit::Done),
         Err(WriteError::Invalid(e)) => Err(e.into()),
         Err(WriteError::Io(e)) => Err(e.into()),
     }

@@ -15,8 +15,8 @@
 
 use super::progress::{Display, Mode};
 use super::report::{print_report_of, ShardOf};
-use super::UsageError;
-use anyhow::Result;
+use super::{Exit, Result};
+use super::{Failure, UsageError};
 use clap::Args;
 use nqueens::longrun::estimate;
 use nqueens::longrun::ShardSpec;
@@ -24,7 +24,6 @@ use nqueens::longrun::{Done, Finish, Run};
 use nqueens::{Engine, Job, Method};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -122,7 +121,7 @@ pub fn run(
     engine: &Engine,
     json: bool,
     signals: Signals,
-) -> Result<ExitCode> {
+) -> Result<Exit> {
     if json && args.shard.is_some() && args.out.is_none() {
         return Err(UsageError(
             "--json with --shard needs --out FILE: without it, standard output carries the \
@@ -137,6 +136,7 @@ pub fn run(
         }
     };
     let Signals { cancel, signal } = signals;
+    let asked = job.clone();
     let mut run = Run::new(job)
         .confirm_above((!args.yes).then_some(estimate::CONFIRM_ABOVE))
         .cancel_on(cancel)
@@ -150,15 +150,19 @@ pub fn run(
     if let Some(out) = &args.out {
         run = run.out(out);
     }
-    let prepared = run.prepare(engine).map_err(|e| match e {
-        nqueens::longrun::RunError::TooLong(e) => {
-            UsageError(format!("{e}; add --yes to start it anyway")).into()
+    let prepared = run.prepare(engine).map_err(|e| -> Failure {
+        match e {
+            nqueens::longrun::RunError::TooLong(e) => {
+                UsageError(format!("{e}; add --yes to start it anyway")).into()
+            }
+            // A file the run would have written over: say that it was not.
+            nqueens::longrun::RunError::Store(e) if e.is_about_a_file() => UsageError(format!(
+                "{e}{}; it was left untouched",
+                unique_hint(args.checkpoint.as_deref(), &asked)
+            ))
+            .into(),
+            e => e.into(),
         }
-        // A file the run would have written over: say that it was not.
-        nqueens::longrun::RunError::Store(e) if e.is_about_a_file() => {
-            UsageError(format!("{e}; it was left untouched")).into()
-        }
-        e => anyhow::Error::new(e),
     })?;
     if let Some(path) = prepared.resumed_from() {
         note(format!(
@@ -209,7 +213,7 @@ pub fn run(
                 None => "nothing saved (no --checkpoint)".into(),
             };
             note!("nqueens: stopped by signal {sig}: {done} of {units} units done, {saved}");
-            return Ok(ExitCode::from(128u8.saturating_add(sig as u8)));
+            return Ok(Exit::Signal(sig as i32));
         }
         Finish::Done(done) => done,
     };
@@ -222,7 +226,7 @@ pub fn run(
 /// printed all the same, with exit code 1; standard output that cannot take a result kept
 /// nowhere else (a closed pipe included) fails too, and a shard's result file then goes to a
 /// new file in the temporary directory, named on stderr.
-fn deliver(args: &LongRunArgs, done: &Done, json: bool, unique: bool) -> Result<ExitCode> {
+fn deliver(args: &LongRunArgs, done: &Done, json: bool, unique: bool) -> Result<Exit> {
     super::devices::warn_failed(&done.report.devices);
     let mut failed = false;
     if let Some(e) = &done.unsaved {
@@ -282,7 +286,7 @@ fn deliver(args: &LongRunArgs, done: &Done, json: bool, unique: bool) -> Result<
     let kept = written || (args.checkpoint.is_some() && done.unsaved.is_none());
     if let Err(e) = write_out(&text) {
         if kept && e.kind() == std::io::ErrorKind::BrokenPipe {
-            return Ok(exit(failed));
+            return Ok(Exit::failed_if(failed));
         }
         let what = if carries_result_file {
             match keep_result_file(done) {
@@ -302,16 +306,7 @@ fn deliver(args: &LongRunArgs, done: &Done, json: bool, unique: bool) -> Result<
         };
         return Err(super::Undelivered(format!("{e}; {what}")).into());
     }
-    Ok(exit(failed))
-}
-
-/// Exit code 1 when something asked for failed, else 0.
-fn exit(failed: bool) -> ExitCode {
-    if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
+    Ok(Exit::failed_if(failed))
 }
 
 /// Writes `text` to standard output, whole, and flushes it.
@@ -336,6 +331,24 @@ fn keep_result_file(done: &Done) -> std::io::Result<PathBuf> {
     file.as_file().sync_all()?;
     let (_, path) = file.keep().map_err(|e| e.error)?;
     Ok(path)
+}
+
+/// What to add to the refusal of a checkpoint of the job `job` but for counting unique
+/// solutions where the run does not, or the reverse: the option that resumes it.
+fn unique_hint(checkpoint: Option<&std::path::Path>, job: &Job) -> &'static str {
+    let Some(saved) = checkpoint.and_then(|p| nqueens::longrun::Checkpoint::load(p).ok()) else {
+        return "";
+    };
+    let ours = nqueens::longrun::Identity::of(&nqueens::Plan::new(job.clone()));
+    let flipped = nqueens::longrun::Identity {
+        unique: ours.unique,
+        ..saved.identity
+    };
+    match (flipped == ours, saved.identity.unique) {
+        (true, true) if !ours.unique => ": resume it with --unique",
+        (true, false) if ours.unique => ": resume it without --unique",
+        _ => "",
+    }
 }
 
 /// `path` as quoted in a message: control characters escaped.

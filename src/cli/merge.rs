@@ -1,12 +1,11 @@
 //! `nqueens merge`: adds up the result files of the shards of one job, comparing replicas.
 
-use anyhow::Result;
+use super::{Exit, Result};
 use clap::Args;
 use nqueens::longrun::{self, MergeError};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 /// Check that FILEs are all M shard results of one job, every unit exactly once, and print the
 /// total. Several files of one shard (replicas, computed apart) must agree unit by unit, and then
@@ -47,7 +46,7 @@ struct MergeJson {
 /// The most disagreements listed on stderr.
 const SHOWN: usize = 50;
 
-pub fn run(args: &MergeArgs) -> Result<ExitCode> {
+pub fn run(args: &MergeArgs) -> Result<Exit> {
     let m = match longrun::merge_files(&args.files) {
         Ok(m) => m,
         Err(MergeError::Store(e)) => return Err(e.into()),
@@ -66,7 +65,7 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
             if list.len() > SHOWN {
                 note!("nqueens:   ... and {} more", list.len() - SHOWN);
             }
-            return Ok(ExitCode::FAILURE);
+            return Ok(Exit::Mismatch);
         }
         Err(e @ MergeError::Mismatch { .. }) => {
             note!(
@@ -74,7 +73,7 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
                  FILE...` recounts a sample of each file's units and names the wrong ones",
                 super::escape(&e.to_string())
             );
-            return Ok(ExitCode::FAILURE);
+            return Ok(Exit::Mismatch);
         }
     };
     if m.replicated > 0 {
@@ -109,5 +108,5 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
         writeln!(out, "{}", m.counts.total)?;
     }
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done)
 }

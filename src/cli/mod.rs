@@ -14,6 +14,7 @@ mod audit;
 mod bench;
 mod count;
 mod devices;
+mod error;
 mod generate;
 mod list;
 mod longrun;
@@ -24,10 +25,10 @@ mod solve;
 mod uva750;
 mod verify;
 
-use anyhow::Result;
+pub use error::{Exit, Failure, Result, Undelivered, UsageError};
+
 use clap::{Parser, Subcommand};
 use nqueens::MAX_THREADS;
-use std::process::ExitCode;
 
 /// Exact N-Queens counts, fast: a bitmask search split into work units over every core.
 ///
@@ -64,7 +65,7 @@ enum Command {
 }
 
 /// Parses the command line and runs it.
-pub fn run() -> Result<ExitCode> {
+pub fn run() -> Result<Exit> {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e)
@@ -91,7 +92,7 @@ pub fn run() -> Result<ExitCode> {
         Err(e) => {
             // --help and --version.
             e.print()?;
-            return Ok(ExitCode::SUCCESS);
+            return Ok(Exit::Done);
         }
     };
     match cli.command {
@@ -161,45 +162,14 @@ fn help_hint(args: &[String]) -> String {
     }
 }
 
-/// An error in what the user asked for (exit code 2), as opposed to a failure while doing it.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
-
-/// A finished result that did not reach standard output and is kept nowhere else (a closed
-/// pipe included): never a success, unlike a listing cut short by `| head`. The message says
-/// where the result is, or what it was.
-#[derive(Debug, thiserror::Error)]
-#[error("the result could not be written: {0}")]
-pub struct Undelivered(pub String);
-
-/// The exit code for an error: 2 for usage errors, 1 otherwise.
-pub fn exit_code(err: &anyhow::Error) -> u8 {
-    let usage = err.chain().any(|e| {
-        e.is::<UsageError>()
-            || e.downcast_ref::<nqueens::Error>().is_some_and(|e| {
-                !matches!(e, nqueens::Error::ThreadPool(_) | nqueens::Error::Device(_))
-            })
-            || e.downcast_ref::<nqueens::longrun::StoreError>()
-                .is_some_and(|e| e.is_bad_input())
-            || e.downcast_ref::<nqueens::longrun::lock::LockError>()
-                .is_some_and(|e| e.is_held())
-            || e.downcast_ref::<nqueens::longrun::RunError>()
-                .is_some_and(|e| e.is_bad_input())
-    });
-    if usage {
-        2
-    } else {
-        1
-    }
-}
-
 /// The error and its causes on one line, each cause once: typed errors often show their source
 /// in their own message already, and a repeat says nothing new.
-pub fn one_line(err: &anyhow::Error) -> String {
+pub fn one_line(err: &Failure) -> String {
     let mut line = String::new();
-    for cause in err.chain() {
-        let text = cause.to_string();
+    let mut cause: Option<&dyn std::error::Error> = Some(err.error());
+    while let Some(e) = cause {
+        cause = e.source();
+        let text = e.to_string();
         if !line.contains(&text) {
             if !line.is_empty() {
                 line.push_str(": ");
@@ -268,14 +238,6 @@ impl std::io::Write for Stdout {
     }
 }
 
-/// Whether the error is a write to a closed pipe.
-pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|e| {
-        e.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
-}
-
 /// Parses a thread count: an integer from 1 to [`MAX_THREADS`].
 pub fn parse_threads(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
@@ -331,13 +293,14 @@ pub fn parse_n(s: &str) -> Result<u32, String> {
 /// Reads standard input whole as UTF-8 text. More than `max` bytes, or bytes that are not
 /// UTF-8, are a usage error: such input is not `what`.
 pub fn read_stdin(max: u64, what: &str) -> Result<String> {
-    use anyhow::Context;
     use std::io::Read;
     let mut bytes = Vec::new();
     std::io::stdin()
         .take(max + 1)
         .read_to_end(&mut bytes)
-        .context("could not read standard input")?;
+        .map_err(|e| {
+            std::io::Error::new(e.kind(), format!("could not read standard input: {e}"))
+        })?;
     if bytes.len() as u64 > max {
         return Err(UsageError(format!(
             "standard input is larger than {} KiB; this is not {what}",

@@ -1,7 +1,7 @@
 //! How a finished count is printed: one line (the total, and the unique count when asked for) or
 //! one JSON object. Every subcommand that finishes a count prints it here.
 
-use anyhow::Result;
+use super::Result;
 use nqueens::Report;
 use serde::Serialize;
 use std::io::Write;

@@ -1,10 +1,9 @@
 //! `nqueens solve`: one solution for any N, by an explicit construction (no search).
 
-use anyhow::Result;
+use super::{Exit, Result};
 use clap::Args;
 use nqueens::format::{self, Kind, Printer};
 use nqueens::solutions::{construct, MAX_CONSTRUCT_N};
-use std::process::ExitCode;
 
 /// Print one solution for an N×N board, for any N up to 4294967295, in time linear in N.
 #[derive(Args, Debug)]
@@ -34,15 +33,16 @@ pub(super) fn no_solution(n: u64) -> String {
     format!("N = {n} has no solution (every N except 2 and 3 has one)")
 }
 
-pub fn run(args: &SolveArgs) -> Result<ExitCode> {
+pub fn run(args: &SolveArgs) -> Result<Exit> {
     let fmt = args.format.format();
-    format::check_size(fmt.as_ref(), args.format.name(), args.n)?;
+    format::check_size(fmt.as_ref(), args.format.name(), args.n)
+        .map_err(|e| super::UsageError(format!("{e} (use --format columns or json)")))?;
     let Some(solution) = construct(args.n)? else {
         note!("nqueens: {}", no_solution(args.n));
-        return Ok(ExitCode::FAILURE);
+        return Ok(Exit::Mismatch);
     };
     let mut printer = Printer::new(fmt, super::stdout());
     printer.solution(args.n, solution)?;
     drop(printer.finish()?);
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done)
 }

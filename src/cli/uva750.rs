@@ -1,11 +1,10 @@
 //! `nqueens uva750`: the judge problem UVa 750, *8 Queens Chess Problem*, on stdin/stdout.
 
 use super::UsageError;
-use anyhow::Result;
+use super::{Exit, Result};
 use clap::Args;
 use nqueens::solutions::uva750;
 use std::io::{BufWriter, Write};
-use std::process::ExitCode;
 
 /// The most input read: real judge inputs are far smaller.
 const MAX_INPUT: u64 = 16 << 20;
@@ -18,11 +17,11 @@ const MAX_INPUT: u64 = 16 << 20;
 #[derive(Args, Debug)]
 pub struct Uva750Args {}
 
-pub fn run(_args: &Uva750Args) -> Result<ExitCode> {
+pub fn run(_args: &Uva750Args) -> Result<Exit> {
     let text = super::read_stdin(MAX_INPUT, "UVa 750 input")?;
     let datasets = uva750::parse(&text).map_err(|e| UsageError(e.to_string()))?;
     let mut out = BufWriter::new(super::stdout());
     uva750::write(&mut out, &datasets)?;
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done)
 }

@@ -1,7 +1,7 @@
 //! `nqueens verify`: counts N = 1..=M and compares each with the published values.
 
 use super::{default_threads, parse_threads, UsageError};
-use anyhow::Result;
+use super::{Exit, Result};
 use clap::Args;
 use nqueens::known::{self, MAX_KNOWN_N};
 use nqueens::longrun::estimate;
@@ -9,7 +9,6 @@ use nqueens::{Job, Method};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 /// Count N = 1..=M and compare each count with the published value (OEIS A000170, A002562).
 #[derive(Args, Debug)]
@@ -118,7 +117,7 @@ fn expected_values(args: &VerifyArgs) -> Result<Vec<Expected>> {
         .collect()
 }
 
-pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
+pub fn run(args: &VerifyArgs) -> Result<Exit> {
     if !(1..=MAX_KNOWN_N).contains(&args.max) {
         return Err(UsageError(format!(
             "--max must be between 1 and {MAX_KNOWN_N} (the largest N with a published count), got {}",
@@ -187,7 +186,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
                 None => "published values".into(),
             }
         );
-        return Ok(ExitCode::FAILURE);
+        return Ok(Exit::Mismatch);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done)
 }

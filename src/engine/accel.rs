@@ -60,8 +60,8 @@ pub(crate) fn open(which: Devices) -> Result<(Vec<Counter>, Option<String>)> {
                 return Ok((
                     Vec::new(),
                     Some(format!(
-                        "no OpenCL GPU found (other OpenCL devices: {}; use --kernel opencl \
-                         --opencl-device I for one of them)",
+                        "no OpenCL GPU found (other OpenCL devices: {}, which a count can be \
+                         asked to use by index)",
                         others.join(", ")
                     )),
                 ));
@@ -80,11 +80,10 @@ pub(crate) fn open(which: Devices) -> Result<(Vec<Counter>, Option<String>)> {
 pub(crate) fn fail_after() -> Result<Option<usize>> {
     match std::env::var("NQUEENS_OPENCL_FAIL_AFTER") {
         Err(_) => Ok(None),
-        Ok(v) => v.trim().parse().map(Some).map_err(|_| {
-            Error::Unsupported(format!(
-                "NQUEENS_OPENCL_FAIL_AFTER must be a number of batches, got '{}'",
-                v.escape_debug()
-            ))
+        Ok(v) => v.trim().parse().map(Some).map_err(|_| Error::Environment {
+            var: "NQUEENS_OPENCL_FAIL_AFTER",
+            expected: "a number of batches",
+            value: v.escape_debug().to_string(),
         }),
     }
 }
@@ -92,9 +91,15 @@ pub(crate) fn fail_after() -> Result<Option<usize>> {
 /// The library's error for an OpenCL one: a usage error when there is no such device.
 pub(crate) fn to_error(e: OpenClError) -> Error {
     if e.is_unavailable() || matches!(e, OpenClError::NoSuchDevice { .. }) {
-        Error::NoDevice(format!("cannot count on OpenCL: {e}"))
+        Error::NoDevice {
+            reason: e.to_string(),
+        }
     } else {
-        Error::Device(e.to_string())
+        Error::Device {
+            device: None,
+            units_done: None,
+            reason: e.to_string(),
+        }
     }
 }
 

@@ -166,7 +166,9 @@ impl Engine {
             .num_threads(threads)
             .thread_name(|i| format!("nqueens-worker-{i}"))
             .build()
-            .map_err(|e| Error::ThreadPool(e.to_string()))?;
+            .map_err(|e| Error::ThreadPool {
+                reason: e.to_string(),
+            })?;
         Ok(Engine {
             pool,
             threads,
@@ -184,9 +186,7 @@ impl Engine {
     /// (for benchmarks and checks); refused if the processor cannot run it.
     pub fn with_kernel(mut self, kernel: Kernel) -> Result<Engine> {
         if !kernel.available() {
-            return Err(Error::Unsupported(format!(
-                "this processor cannot run the {kernel} kernel"
-            )));
+            return Err(Error::KernelUnavailable { kernel });
         }
         self.kernel = kernel;
         Ok(self)
@@ -198,10 +198,10 @@ impl Engine {
     /// reach the lane code; [`Report::searches`] says where the searches went.
     pub fn with_lane_min_rows(mut self, rows: u32) -> Result<Engine> {
         if !(3..=crate::search::MAX_N).contains(&rows) {
-            return Err(Error::Unsupported(format!(
-                "the lane threshold must be 3 to {} rows, got {rows}",
-                crate::search::MAX_N
-            )));
+            return Err(Error::LaneRows {
+                rows,
+                max: crate::search::MAX_N,
+            });
         }
         self.lane_min_rows = rows;
         Ok(self)
@@ -597,13 +597,11 @@ impl Outcome {
         }
         self.devices.iter().find_map(|d| {
             let e = d.error.as_ref()?;
-            Some(Error::Device(format!(
-                "OpenCL device {} ({}) failed and the count stopped after {} units: {}",
-                d.device.index,
-                d.device.name,
-                self.units_done,
-                e.split_whitespace().collect::<Vec<_>>().join(" ")
-            )))
+            Some(Error::Device {
+                device: Some((d.device.index, d.device.name.clone())),
+                units_done: Some(self.units_done),
+                reason: e.clone(),
+            })
         })
     }
 }

@@ -25,9 +25,9 @@ pub(super) fn open(which: Devices) -> Result<(Vec<Handle>, Option<String>)> {
     match which {
         Devices::Cpu => Ok((Vec::new(), None)),
         Devices::Gpus => Ok((Vec::new(), Some(NO_OPENCL.into()))),
-        Devices::Only(_) | Devices::Beside(_) => Err(Error::NoDevice(format!(
-            "cannot count on OpenCL: {NO_OPENCL}"
-        ))),
+        Devices::Only(_) | Devices::Beside(_) => Err(Error::NoDevice {
+            reason: NO_OPENCL.into(),
+        }),
     }
 }
 

@@ -153,7 +153,7 @@ mod opencl_devices {
         };
         match Engine::new(threads).unwrap().with_devices(which) {
             Ok(e) => Some(e),
-            Err(Error::NoDevice(e)) if !required() => {
+            Err(Error::NoDevice { reason: e }) if !required() => {
                 println!("skipped: {e}; set NQUEENS_REQUIRE_OPENCL=1 to fail");
                 None
             }

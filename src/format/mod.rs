@@ -15,9 +15,8 @@ pub use json::JsonLines;
 pub use matrix::Matrix;
 
 use crate::error::{Error, Result};
-use std::fmt;
+use crate::names::named_enum;
 use std::io::{self, Write};
-use std::str::FromStr;
 
 /// The largest board the board-shaped formats print: beyond it a picture has no use.
 pub const MAX_BOARD_N: u64 = 1000;
@@ -50,33 +49,23 @@ pub trait Format {
     }
 }
 
-/// The formats by name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// One line per solution: the 1-based columns separated by spaces.
-    Columns,
-    /// N lines of `.` and `Q` per solution, solutions separated by an empty line.
-    Board,
-    /// N lines of space-separated `0`/`1` per solution, solutions separated by an empty line.
-    Matrix,
-    /// JSON Lines: one array of 1-based columns per line.
-    Json,
+named_enum! {
+    /// The formats by name.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Kind as "format" {
+        /// One line per solution: the 1-based columns separated by spaces.
+        Columns = "columns", "one line per solution: the columns, 1-based";
+        /// N lines of `.` and `Q` per solution, solutions separated by an empty line.
+        Board = "board", "N lines of . and Q per solution";
+        /// N lines of space-separated `0`/`1` per solution, solutions separated by an empty
+        /// line.
+        Matrix = "matrix", "N lines of 0 and 1 per solution";
+        /// JSON Lines: one array of 1-based columns per line.
+        Json = "json", "JSON Lines: one array of columns per line";
+    }
 }
 
 impl Kind {
-    /// Every format.
-    pub const ALL: [Kind; 4] = [Kind::Columns, Kind::Board, Kind::Matrix, Kind::Json];
-
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Columns => "columns",
-            Kind::Board => "board",
-            Kind::Matrix => "matrix",
-            Kind::Json => "json",
-        }
-    }
-
     /// A writer of this format.
     pub fn format(self) -> Box<dyn Format> {
         match self {
@@ -88,33 +77,14 @@ impl Kind {
     }
 }
 
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Kind {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Kind> {
-        Kind::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| {
-                Error::Unsupported(format!(
-                    "unknown format '{s}' (expected columns, board, matrix or json)"
-                ))
-            })
-    }
-}
-
 /// Refuses a board too large for `format`.
-pub fn check_size(format: &dyn Format, name: &str, n: u64) -> Result<()> {
+pub fn check_size(format: &dyn Format, name: &'static str, n: u64) -> Result<()> {
     match format.max_n() {
-        Some(max) if n > max => Err(Error::Unsupported(format!(
-            "the {name} format prints N×N characters and stops at N = {max}, got N = {n} \
-             (use --format columns or json)"
-        ))),
+        Some(max) if n > max => Err(Error::TooLargeToDraw {
+            format: name,
+            max,
+            n,
+        }),
         _ => Ok(()),
     }
 }

@@ -341,11 +341,10 @@ pub(crate) fn recount(
         return Err(e);
     }
     if seen.0.len() != units.len() {
-        return Err(crate::Error::Device(format!(
-            "the recount stopped after {} of {} units",
-            seen.0.len(),
-            units.len()
-        )));
+        return Err(crate::Error::Incomplete {
+            done: seen.0.len(),
+            of: units.len(),
+        });
     }
     Ok(seen.0)
 }

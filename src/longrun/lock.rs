@@ -125,6 +125,12 @@ pub enum LockError {
 }
 
 impl LockError {
+    /// Whether the error is in what the user gave (a file in use, something else at the lock
+    /// path), as opposed to a failure of the system.
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, LockError::Io { .. })
+    }
+
     /// Whether another run holds the lock (as opposed to a failure of the system).
     pub fn is_held(&self) -> bool {
         matches!(

@@ -150,7 +150,7 @@ impl RunError {
     pub fn is_bad_input(&self) -> bool {
         match self {
             RunError::Store(e) => e.is_bad_input(),
-            RunError::Lock(e) => !matches!(e, LockError::Io { .. }),
+            RunError::Lock(e) => e.is_bad_input(),
             RunError::TooLong(_) | RunError::SamePath { .. } | RunError::TooManyShards { .. } => {
                 true
             }
@@ -385,7 +385,7 @@ fn check_replaceable(out: &Path) -> Result<(), StoreError> {
     Err(StoreError::WrongKind {
         path: out.to_path_buf(),
         found: if head.starts_with(CHECKPOINT) {
-            "checkpoint (made by --checkpoint)"
+            "checkpoint"
         } else {
             "file that nqueens did not write"
         },

@@ -443,6 +443,17 @@ pub enum MergeError {
     },
 }
 
+impl MergeError {
+    /// Whether the error is in the files given (unreadable, corrupt, foreign, an incomplete
+    /// set), as opposed to counts that disagree or a failure of the system.
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            MergeError::Store(e) => e.is_bad_input(),
+            MergeError::Disagree(_) | MergeError::Mismatch { .. } => false,
+        }
+    }
+}
+
 /// Counts in words: "14200 solutions, 1787 unique" or "14200 solutions".
 fn counts_words(c: Counts, unique: bool) -> String {
     if unique {

@@ -115,13 +115,9 @@ impl Identity {
             .or_else(|| {
                 (self.unique != other.unique).then(|| {
                     if other.unique {
-                        "the file counts unique solutions and this run does not: resume it with \
-                         --unique"
-                            .to_string()
+                        "the file counts unique solutions and this run does not".to_string()
                     } else {
-                        "this run counts unique solutions and the file does not: resume it \
-                         without --unique"
-                            .to_string()
+                        "this run counts unique solutions and the file does not".to_string()
                     }
                 })
             })
@@ -150,6 +146,15 @@ pub enum StoreError {
     /// The file could not be read.
     #[error("cannot read {}: {source}", path.display())]
     Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The file cannot be written where it was asked for, found before any work: its folder
+    /// does not exist, is not a folder, or takes no files (read-only, `/proc`). Bad input.
+    #[error("cannot write {}: {source}", path.display())]
+    Unwritable {
         /// The file.
         path: PathBuf,
         /// Why.
@@ -340,11 +345,13 @@ fn reason_only(e: io::Error) -> io::Error {
 }
 
 /// Checks, before hours of work, that `path` can later be written by [`write_atomic`]: a
-/// temporary file is created beside it and removed again. `path` itself is not touched.
+/// temporary file is created beside it and removed again. `path` itself is not touched. A
+/// path that cannot be written before any work is the request's fault
+/// ([`StoreError::Unwritable`]: its folder is missing, read-only, not a folder, `/proc`).
 pub fn check_writable(path: &Path) -> Result<(), StoreError> {
     temp_beside(path)
         .map(drop)
-        .map_err(|source| StoreError::Write {
+        .map_err(|source| StoreError::Unwritable {
             path: path.to_path_buf(),
             source,
         })
@@ -834,8 +841,8 @@ where
         // The other kind of file of this program, given in the wrong place, is named as such.
         let other = match format {
             Some(f) if f == expected_format => None,
-            Some(CHECKPOINT_FORMAT) => Some("checkpoint (made by --checkpoint)"),
-            Some(SHARD_FORMAT) => Some("shard result file (made by --shard or --out)"),
+            Some(CHECKPOINT_FORMAT) => Some("checkpoint"),
+            Some(SHARD_FORMAT) => Some("shard result file"),
             _ => None,
         };
         match other {

@@ -1,6 +1,6 @@
 //! A counting job: what to count, validated once, before any work starts.
 
-use crate::error::{Error, Result};
+use crate::error::{Attack, Error, Result};
 pub use crate::search::Method;
 use crate::search::{MAX_N, MAX_PREFIX};
 
@@ -172,22 +172,20 @@ impl Job {
         placed.dedup();
         for (i, a) in placed.iter().enumerate() {
             for b in &placed[i + 1..] {
-                let why = if a.row == b.row {
-                    "share a row"
+                let how = if a.row == b.row {
+                    Attack::Row
                 } else if a.col == b.col {
-                    "share a column"
+                    Attack::Column
                 } else if a.row.abs_diff(b.row) == a.col.abs_diff(b.col) {
-                    "attack each other along a diagonal"
+                    Attack::Diagonal
                 } else {
                     continue;
                 };
-                return Err(Error::QueensConflict(
-                    a.row + 1,
-                    a.col + 1,
-                    b.row + 1,
-                    b.col + 1,
-                    why,
-                ));
+                return Err(Error::QueensConflict {
+                    first: (a.row + 1, a.col + 1),
+                    second: (b.row + 1, b.col + 1),
+                    how,
+                });
             }
         }
         self.placed = placed;
@@ -301,15 +299,26 @@ mod tests {
         ));
         assert!(matches!(
             j.clone().with_placed(&[q(1, 1), q(1, 5)]),
-            Err(Error::QueensConflict(1, 1, 1, 5, "share a row"))
+            Err(Error::QueensConflict {
+                first: (1, 1),
+                second: (1, 5),
+                how: Attack::Row
+            })
         ));
         assert!(matches!(
             j.clone().with_placed(&[q(1, 1), q(4, 1)]),
-            Err(Error::QueensConflict(1, 1, 4, 1, "share a column"))
+            Err(Error::QueensConflict {
+                first: (1, 1),
+                second: (4, 1),
+                how: Attack::Column
+            })
         ));
         assert!(matches!(
             j.clone().with_placed(&[q(1, 1), q(3, 3)]),
-            Err(Error::QueensConflict(..))
+            Err(Error::QueensConflict {
+                how: Attack::Diagonal,
+                ..
+            })
         ));
         let ok = j.with_placed(&[q(2, 3), q(1, 1), q(1, 1)]).unwrap();
         assert_eq!(ok.placed(), &[q(1, 1), q(2, 3)]);

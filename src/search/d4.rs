@@ -355,9 +355,6 @@ pub(crate) fn nodes(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> u64 
 pub(crate) struct D4;
 
 impl Search for D4 {
-    fn name(&self) -> &'static str {
-        "d4"
-    }
     fn needs(&self) -> Needs {
         Needs::AllEight
     }

@@ -2,53 +2,34 @@
 //! counts; they differ in speed and in the processors that can run them.
 
 use crate::error::Error;
-use std::fmt;
+use crate::names::{named_enum, Named};
 use std::str::FromStr;
 use std::sync::OnceLock;
 
-/// The code that walks a unit's tree: the depth-first search or the lanes of a vector unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kernel {
-    /// The depth-first search with bound masks, one node at a time: any processor.
-    Dfs,
-    /// Eight lanes with nothing beyond the target's baseline: SSE2 on x86-64, plain arrays
-    /// elsewhere (vectorized by the compiler where the target has vectors): any processor. What
-    /// `auto` runs where no kernel below can (x86-64 without AVX2, other architectures).
-    Portable,
-    /// Sixteen lanes of NEON (Advanced SIMD): aarch64 only.
-    Neon,
-    /// Eight lanes of AVX2.
-    Avx2,
-    /// Sixteen lanes of AVX-512 (AVX-512F).
-    Avx512,
+named_enum! {
+    /// The code that walks a unit's tree: the depth-first search or the lanes of a vector unit.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Kernel as "kernel": custom_parse {
+        /// The depth-first search with bound masks, one node at a time: any processor.
+        Dfs = "dfs", "one node at a time, any processor";
+        /// Eight lanes with nothing beyond the target's baseline: SSE2 on x86-64, plain arrays
+        /// elsewhere (vectorized by the compiler where the target has vectors): any processor.
+        /// What `auto` runs where no kernel below can (x86-64 without AVX2, other
+        /// architectures).
+        Portable = "portable", "8 lanes, any processor: SSE2 on x86-64";
+        /// Sixteen lanes of NEON (Advanced SIMD): aarch64 only.
+        Neon = "neon", "16 lanes, aarch64";
+        /// Eight lanes of AVX2.
+        Avx2 = "avx2", "8 lanes";
+        /// Sixteen lanes of AVX-512 (AVX-512F).
+        Avx512 = "avx512", "16 lanes";
+    }
 }
 
 impl Kernel {
-    /// Every kernel; of those one processor can run, slowest first (NEON and the x86 kernels
-    /// never run on the same processor).
-    pub const ALL: [Kernel; 5] = [
-        Kernel::Dfs,
-        Kernel::Portable,
-        Kernel::Neon,
-        Kernel::Avx2,
-        Kernel::Avx512,
-    ];
-
-    /// Its name on the command line and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kernel::Dfs => "dfs",
-            Kernel::Portable => "portable",
-            Kernel::Neon => "neon",
-            Kernel::Avx2 => "avx2",
-            Kernel::Avx512 => "avx512",
-        }
-    }
-
     /// The kernel called `name`, if any.
     pub fn from_name(name: &str) -> Option<Kernel> {
-        Kernel::ALL.into_iter().find(|k| k.name() == name)
+        <Kernel as Named>::from_name(name)
     }
 
     /// Whether this processor can run it: it has every feature the kernel is compiled for
@@ -89,36 +70,33 @@ impl Kernel {
     }
 }
 
-impl fmt::Display for Kernel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 impl FromStr for Kernel {
     type Err = Error;
     /// A kernel by name; `auto` is [`Kernel::best`]. Refused if this processor cannot run it.
     fn from_str(s: &str) -> Result<Kernel, Error> {
         let kernel = match s {
             "auto" => Kernel::best(),
-            _ => Kernel::from_name(s).ok_or_else(|| {
-                Error::Unsupported(format!(
-                    "unknown kernel '{s}' (expected auto, avx512, avx2, neon, portable or dfs)"
-                ))
+            _ => Kernel::from_name(s).ok_or_else(|| Error::UnknownName {
+                what: "kernel",
+                name: s.to_string(),
+                expected: Kernel::choices_in_words(&[]),
             })?,
         };
         if !kernel.available() {
-            return Err(Error::Unsupported(format!(
-                "this processor cannot run the {kernel} kernel (it can run: {})",
-                Kernel::ALL
-                    .into_iter()
-                    .filter(|k| k.available())
-                    .map(Kernel::name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
+            return Err(Error::KernelUnavailable { kernel });
         }
         Ok(kernel)
+    }
+}
+
+impl Kernel {
+    /// The names a kernel is chosen by, in words, fastest first after `auto`, with `more` at
+    /// the end: "auto, avx512, avx2, neon, portable or dfs".
+    pub fn choices_in_words(more: &[&str]) -> String {
+        let mut names = vec!["auto"];
+        names.extend(Kernel::ALL.iter().rev().map(|k| k.name()));
+        names.extend_from_slice(more);
+        crate::names::words(&names)
     }
 }
 

@@ -11,35 +11,31 @@
 use super::dfs::{unconstrained, MAX_N};
 use super::symmetry::Symmetry;
 use super::{ClassifyPart, Counts, Kernel, Part, Unit};
-use crate::error::{Error, Result};
-use std::fmt;
-use std::str::FromStr;
+use crate::names::named_enum;
 
-/// How the search uses the symmetries of the square.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Method {
-    /// No symmetry: every solution is searched. For checking the others.
-    Plain,
-    /// Mirror halving: a placement and its left–right mirror image have equally many
-    /// completions, so only one of each pair is searched and its count doubled.
-    Mirror,
-    /// All eight symmetries of the square: only the canonical member of each class of
-    /// equivalent solutions is searched, weighted by the size of its class, which gives the
-    /// total and the unique count in one pass (see `docs/ALGORITHM.md`).
-    D4,
-    /// The four edge queens first: one placement of the queens of the first and last rows and
-    /// columns per class of such placements, then the inner rows with the rows that already hold
-    /// a queen skipped. Total and unique counts in one pass (see `docs/ALGORITHM.md`). The
-    /// fastest, and the default.
-    #[default]
-    Edge,
+named_enum! {
+    /// How the search uses the symmetries of the square.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Method as "method" {
+        /// No symmetry: every solution is searched. For checking the others.
+        Plain = "plain", "no symmetry: every solution searched (for checking)";
+        /// Mirror halving: a placement and its left–right mirror image have equally many
+        /// completions, so only one of each pair is searched and its count doubled.
+        Mirror = "mirror", "halves the search by left-right symmetry";
+        /// All eight symmetries of the square: only the canonical member of each class of
+        /// equivalent solutions is searched, weighted by the size of its class, which gives the
+        /// total and the unique count in one pass (see `docs/ALGORITHM.md`).
+        D4 = "d4", "all 8 symmetries, top down";
+        /// The four edge queens first: one placement of the queens of the first and last rows
+        /// and columns per class of such placements, then the inner rows with the rows that
+        /// already hold a queen skipped. Total and unique counts in one pass (see
+        /// `docs/ALGORITHM.md`). The fastest, and the default.
+        #[default]
+        Edge = "edge", "the four edge queens first, one search per class of them; total and unique in one pass; the fastest";
+    }
 }
 
 impl Method {
-    /// Every method, in the order they were added.
-    pub const ALL: [Method; 4] = [Method::Plain, Method::Mirror, Method::D4, Method::Edge];
-
     /// The method of the serial solver ([`crate::serial_count`]: the two halves of the first
     /// row, one depth-first search each), what a like-for-like scaling curve compares with.
     pub const SERIAL: Method = Method::Mirror;
@@ -54,11 +50,6 @@ impl Method {
         }
     }
 
-    /// The name used on the command line and in files.
-    pub fn name(self) -> &'static str {
-        self.search().name()
-    }
-
     /// The method that counts a board whose pre-placed queens (0-based `(row, col)`) may break
     /// this one's symmetry: this one, or the first of its fall-backs whose symmetry they keep
     /// (d4 and edge fall back to mirror, mirror to plain).
@@ -68,30 +59,6 @@ impl Method {
             method = method.search().fallback();
         }
         method
-    }
-}
-
-impl fmt::Display for Method {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Method {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        Method::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| {
-                let mut names: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
-                names.sort_unstable();
-                let last = names.pop().unwrap_or_default();
-                Error::Unsupported(format!(
-                    "unknown method '{s}' (expected {} or {last})",
-                    names.join(", ")
-                ))
-            })
     }
 }
 
@@ -164,9 +131,6 @@ impl Needs {
 /// Everything a method provides. Counts are exact whatever the kernel; `unique` counts are
 /// those of the board's classes when `board.unique` (callers report 0 otherwise).
 pub(crate) trait Search: Sync {
-    /// The name on the command line and in files.
-    fn name(&self) -> &'static str;
-
     /// The symmetry pre-placed queens must keep for this method ([`Method::for_placement`]).
     fn needs(&self) -> Needs;
 

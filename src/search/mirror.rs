@@ -11,9 +11,6 @@ use std::cmp::Ordering;
 pub(crate) struct Mirror;
 
 impl Search for Mirror {
-    fn name(&self) -> &'static str {
-        "mirror"
-    }
     fn needs(&self) -> Needs {
         Needs::Mirror
     }

@@ -14,9 +14,6 @@ use std::ops::ControlFlow;
 pub(crate) struct Plain;
 
 impl Search for Plain {
-    fn name(&self) -> &'static str {
-        "plain"
-    }
     fn needs(&self) -> Needs {
         Needs::Nothing
     }

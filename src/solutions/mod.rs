@@ -242,9 +242,7 @@ impl Listing {
 /// Refuses what cannot be listed: unique solutions with pre-placed queens.
 fn check_listing(job: &Job) -> Result<()> {
     if job.unique() && !job.placed().is_empty() {
-        return Err(Error::Unsupported(
-            "unique solutions cannot be combined with pre-placed queens".into(),
-        ));
+        return Err(Error::UniqueWithPlaced);
     }
     Ok(())
 }

@@ -241,7 +241,10 @@ fn write_parallel<W: Write>(job: &Job, opts: &WriteOptions, out: W) -> Result<u6
             if let Err(e) = spawned {
                 // The workers started so far stop, and the scope waits for them.
                 shared.halt();
-                return Err(Error::ThreadPool(e.to_string()).into());
+                return Err(Error::ThreadPool {
+                    reason: e.to_string(),
+                }
+                .into());
             }
         }
         drop(announce_tx);

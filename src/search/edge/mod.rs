@@ -393,9 +393,6 @@ pub(crate) fn count_part(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) ->
 pub(crate) struct Edge;
 
 impl Search for Edge {
-    fn name(&self) -> &'static str {
-        "edge"
-    }
     fn needs(&self) -> Needs {
         Needs::AllEight
     }

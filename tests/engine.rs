@@ -3,9 +3,11 @@
 mod common;
 
 use common::{assert_ran_on, kernels, naive_count, naive_unique};
-use nqueens::known::published;
+use nqueens::known::{published, MAX_KNOWN_N, TABLE};
 use nqueens::Kernel;
 use nqueens::{count, serial_count, Engine, Job, Method};
+use std::collections::BTreeMap;
+use std::path::Path;
 
 const THREADS: [usize; 4] = [1, 2, 3, 8];
 
@@ -16,6 +18,79 @@ fn naive_solver_matches_the_published_table() {
         assert_eq!(naive_count(n as usize), p.total, "n = {n}");
         assert_eq!(naive_unique(n as usize), p.unique, "n = {n}");
     }
+}
+
+/// An OEIS b-file of `tests/data/` (`n a(n)` per line; blank lines and `#` comments skipped).
+fn b_file(name: &str) -> BTreeMap<u32, u128> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let mut values = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let what = format!("{name}, line {}: {line:?}", i + 1);
+        let (n, a) = line
+            .split_once(' ')
+            .unwrap_or_else(|| panic!("{what}: not `n a(n)`"));
+        let n: u32 = n.parse().unwrap_or_else(|e| panic!("{what}: {e}"));
+        let a: u128 = a.trim().parse().unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(values.insert(n, a).is_none(), "{what}: N = {n} twice");
+    }
+    values
+}
+
+/// The published table (`nqueens::known`) against a copy of OEIS A000170 and A002562 typed
+/// apart from it (`tests/data/`, in OEIS b-file format), entry by entry, and the relations that
+/// hold between the two sequences: a class of solutions has 8, 4 or 2 members (no solution of
+/// N >= 2 is its own mirror image), and 2 only when the solution is its own image under the
+/// quarter turn, which needs N = 0 or 1 (mod 4).
+#[test]
+fn the_published_table_matches_an_independent_copy() {
+    let total = b_file("a000170.txt");
+    let unique = b_file("a002562.txt");
+    let every: Vec<u32> = (1..=MAX_KNOWN_N).collect();
+    assert_eq!(
+        total.keys().copied().collect::<Vec<_>>(),
+        every,
+        "A000170's N"
+    );
+    assert_eq!(
+        unique.keys().copied().collect::<Vec<_>>(),
+        every,
+        "A002562's N"
+    );
+    assert_eq!(TABLE.len(), every.len());
+    for (row, n) in TABLE.iter().zip(1..) {
+        assert_eq!(row.n, n, "known::TABLE[{}]", n - 1);
+        assert_eq!(published(n), Some(*row), "known::published({n})");
+        assert_eq!(
+            row.total, total[&n],
+            "N = {n}: known.rs has A000170(N) = {}, tests/data/a000170.txt {}",
+            row.total, total[&n]
+        );
+        assert_eq!(
+            row.unique, unique[&n],
+            "N = {n}: known.rs has A002562(N) = {}, tests/data/a002562.txt {}",
+            row.unique, unique[&n]
+        );
+        let (t, u) = (row.total, row.unique);
+        assert_eq!(t == 0, n == 2 || n == 3, "N = {n}: total {t}");
+        assert_eq!(u == 0, t == 0, "N = {n}: total {t}, unique {u}");
+        if n == 1 {
+            assert_eq!((t, u), (1, 1));
+            continue;
+        }
+        assert!(2 * u <= t && t <= 8 * u, "N = {n}: total {t}, unique {u}");
+        // 8 u - t = 4 (classes of 4) + 6 (classes of 2), and t = 8 u - (8 u - t).
+        let short = 8 * u - t;
+        let modulus = if n % 4 >= 2 { 4 } else { 2 };
+        assert_eq!(short % modulus, 0, "N = {n}: total {t}, unique {u}");
+    }
+    assert_eq!((published(0), published(MAX_KNOWN_N + 1)), (None, None));
 }
 
 #[test]

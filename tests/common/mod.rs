@@ -165,13 +165,18 @@ pub fn expected_kernels() -> Vec<nqueens::Kernel> {
 /// (`dfs`): the kernel the test names is the one that ran.
 pub fn assert_ran_on(r: &nqueens::Report, kernel: nqueens::Kernel, what: &str) {
     assert_eq!(r.kernel, kernel, "{what}");
+    assert_searched_on(r.searches, kernel, what);
+}
+
+/// Asserts that the searches of a run (`Report::searches`, `Outcome::searches`) ran on the
+/// lanes of `kernel` (a vector kernel: at least one lane search) or only depth first (`dfs`).
+pub fn assert_searched_on(searches: nqueens::Searches, kernel: nqueens::Kernel, what: &str) {
     if kernel == nqueens::Kernel::Dfs {
-        assert_eq!(r.searches.lanes, 0, "{what}: dfs ran lane searches");
+        assert_eq!(searches.lanes, 0, "{what}: dfs ran lane searches");
     } else {
         assert!(
-            r.searches.lanes > 0,
-            "{what}: no search ran on the {kernel} lanes ({:?})",
-            r.searches
+            searches.lanes > 0,
+            "{what}: no search ran on the {kernel} lanes ({searches:?})"
         );
     }
 }

@@ -49,12 +49,8 @@ pub fn parse_method_arg(s: &str) -> Result<Method, String> {
 }
 
 pub fn run(args: &CountArgs) -> Result<Exit> {
-    // Before anything else: a signal from now on stops a long run cleanly.
-    let signals = if args.long.active() {
-        Some(super::longrun::catch_signals()?)
-    } else {
-        None
-    };
+    // Before anything else: a signal from now on stops the count cleanly.
+    let signals = super::longrun::catch_signals()?;
     let threads = args.threads.unwrap_or_else(default_threads);
     let (method, depth) = args.long.defaults(args.n, args.method);
     let job = Job::new(args.n)?
@@ -66,37 +62,8 @@ pub fn run(args: &CountArgs) -> Result<Exit> {
         None => job.with_default_split_depth(threads),
     };
     super::list::check_unique_place(args.unique, &args.place)?;
-    if signals.is_none() {
-        args.long
-            .confirm_whole(&job, threads, args.engine.cpu_kernel())?;
-    }
     let engine = args.engine.engine(threads)?;
-    // The note on a method change comes once nothing can refuse the job any more, so that a
-    // refusal is one line alone: before the count here, after it on the long-run path (whose
-    // checks come with the run).
-    if let Some(signals) = signals {
-        let code = super::longrun::run(&args.long, job.clone(), &engine, args.json, signals)?;
-        note_fallback(&job, "counted");
-        return Ok(code);
-    }
-    note_fallback(&job, "counting");
-    let report = engine.count(&job)?;
-    super::devices::warn_failed(&report.devices);
-    print_count(&report, args.unique, args.json)?;
-    Ok(Exit::Done)
-}
-
-/// Says on stderr when pre-placed queens make the job count with another method than the one
-/// asked for (the report names it too), so that the change is never silent; `verb` is
-/// "counting" or "counted".
-fn note_fallback(job: &Job, verb: &str) {
-    let ran = job.effective_method();
-    if !job.placed().is_empty() && ran != job.method() {
-        note!(
-            "nqueens: --place: the queens break the symmetry {} needs; {verb} with {ran}",
-            job.method()
-        );
-    }
+    super::longrun::run(&args.long, job, &engine, args.json, signals)
 }
 
 /// Reads N from standard input (the BOJ 9663 form) and prints the count.

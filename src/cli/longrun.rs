@@ -20,7 +20,7 @@ use super::{Failure, UsageError};
 use clap::Args;
 use nqueens::longrun::estimate;
 use nqueens::longrun::ShardSpec;
-use nqueens::longrun::{Done, Finish, Run};
+use nqueens::longrun::{Done, Finish, Prepared, Run, RunError};
 use nqueens::{Engine, Job, Method};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -75,16 +75,6 @@ fn parse_shard(s: &str) -> Result<ShardSpec, String> {
 }
 
 impl LongRunArgs {
-    /// Whether this count needs the long-run path (otherwise the plain engine call is used).
-    pub fn active(&self) -> bool {
-        self.checkpoint.is_some()
-            || self.shard.is_some()
-            || self.out.is_some()
-            || self.progress
-            || self.progress_every.is_some()
-            || (!self.quiet && std::io::stderr().is_terminal())
-    }
-
     /// The method and the split depth to use when the user gives none: the checkpoint's, when
     /// one is being resumed (so a checkpoint of an earlier default method resumes as it was
     /// started), else a shard's default depth for the method (`None`: the machine's default).
@@ -96,14 +86,37 @@ impl LongRunArgs {
             self.shard.map(|s| s.count),
         )
     }
+
+    /// How progress is shown: a bar on a terminal, lines when asked for, else nothing.
+    fn mode(&self) -> Mode {
+        if self.quiet {
+            Mode::Off
+        } else if std::io::stderr().is_terminal() {
+            Mode::Bar
+        } else if self.progress || self.progress_every.is_some() {
+            Mode::Lines(self.progress_every.unwrap_or(Duration::from_secs(10)))
+        } else {
+            Mode::Off
+        }
+    }
+
+    /// A note on stderr, unless --quiet.
+    fn note(&self, msg: String) {
+        if !self.quiet {
+            note!("nqueens: {msg}");
+        }
+    }
 }
 
-impl LongRunArgs {
-    /// Refuses, unless --yes was given, a whole `job` estimated to take more than an hour of CPU
-    /// time (the plain path of `count`; the long-run path counts only its part, in [`run`]).
-    pub fn confirm_whole(&self, job: &Job, threads: usize, kernel: nqueens::Kernel) -> Result<()> {
-        let cpu = estimate::cpu_time(job, None, kernel);
-        confirm(cpu, threads, self.yes, "add --yes to start it anyway")
+/// Says on stderr when pre-placed queens make the job count with another method than the one
+/// asked for (the report names it too), so that the change is never silent.
+fn note_fallback(job: &Job) {
+    let ran = job.effective_method();
+    if !job.placed().is_empty() && ran != job.method() {
+        note!(
+            "nqueens: --place: the queens break the symmetry {} needs; counting with {ran}",
+            job.method()
+        );
     }
 }
 
@@ -113,8 +126,9 @@ pub fn confirm(cpu: Duration, threads: usize, yes: bool, hint: &str) -> Result<(
     estimate::check(cpu, threads, yes).map_err(|e| UsageError(format!("{e}; {hint}")).into())
 }
 
-/// Runs `job` on `engine` with the long-run options; `signals` are the handlers' flags
-/// ([`catch_signals`], called before anything else).
+/// Counts `job` on `engine` with the long-run options (every count goes this way, whether
+/// stderr is a terminal or not); `signals` are the handlers' flags ([`catch_signals`], called
+/// before anything else).
 pub fn run(
     args: &LongRunArgs,
     job: Job,
@@ -130,12 +144,38 @@ pub fn run(
         )
         .into());
     }
-    let note = |msg: String| {
-        if !args.quiet {
-            note!("nqueens: {msg}");
-        }
-    };
     let Signals { cancel, signal } = signals;
+    let unique = job.unique();
+    let prepared = prepare(args, job, engine, cancel)?;
+    announce(args, &prepared, engine);
+    let mut display = Display::new(args.mode());
+    let finish = prepared.execute(engine, &mut display);
+    display.finish();
+    match finish? {
+        Finish::Stopped { done, units, saved } => {
+            let sig = signal.load(Ordering::SeqCst);
+            let saved = match saved {
+                Some(p) => format!(
+                    "saved to {}; run the same command to resume",
+                    shown_path(&p)
+                ),
+                None => "nothing saved (no --checkpoint)".into(),
+            };
+            note!("nqueens: stopped by signal {sig}: {done} of {units} units done, {saved}");
+            Ok(Exit::Signal(sig as i32))
+        }
+        Finish::Done(done) => deliver(args, &done, json, unique),
+    }
+}
+
+/// The run of `job` that the options ask for, prepared (files checked and locked, checkpoint
+/// read, confirmation asked), with the command line's hints on a refusal.
+fn prepare(
+    args: &LongRunArgs,
+    job: Job,
+    engine: &Engine,
+    cancel: Arc<AtomicBool>,
+) -> Result<Prepared> {
     let asked = job.clone();
     let mut run = Run::new(job)
         .confirm_above((!args.yes).then_some(estimate::CONFIRM_ABOVE))
@@ -150,22 +190,27 @@ pub fn run(
     if let Some(out) = &args.out {
         run = run.out(out);
     }
-    let prepared = run.prepare(engine).map_err(|e| -> Failure {
+    run.prepare(engine).map_err(|e| -> Failure {
         match e {
-            nqueens::longrun::RunError::TooLong(e) => {
-                UsageError(format!("{e}; add --yes to start it anyway")).into()
-            }
+            RunError::TooLong(e) => UsageError(format!("{e}; add --yes to start it anyway")).into(),
             // A file the run would have written over: say that it was not.
-            nqueens::longrun::RunError::Store(e) if e.is_about_a_file() => UsageError(format!(
+            RunError::Store(e) if e.is_about_a_file() => UsageError(format!(
                 "{e}{}; it was left untouched",
                 unique_hint(args.checkpoint.as_deref(), &asked)
             ))
             .into(),
             e => e.into(),
         }
-    })?;
+    })
+}
+
+/// The notes before a run, once nothing can refuse it any more (so that a refusal is one line
+/// alone): a method the placed queens changed, where it resumes from, its shard, its estimated
+/// CPU time when long.
+fn announce(args: &LongRunArgs, prepared: &Prepared, engine: &Engine) {
+    note_fallback(prepared.plan().job());
     if let Some(path) = prepared.resumed_from() {
-        note(format!(
+        args.note(format!(
             "resuming from {}: {} of {} units done",
             shown_path(path),
             prepared.resumed(),
@@ -173,7 +218,7 @@ pub fn run(
         ));
     }
     if let Some(s) = args.shard {
-        note(format!(
+        args.note(format!(
             "shard {s}: {} of {} units, estimated imbalance of the split {:.1}%",
             prepared.units(),
             prepared.job_units(),
@@ -183,41 +228,12 @@ pub fn run(
     let cpu = prepared.estimated_cpu();
     if cpu > estimate::CONFIRM_ABOVE {
         let cores = engine.threads().clamp(1, num_cpus::get().max(1));
-        note(format!(
+        args.note(format!(
             "estimated {} of CPU time, about {} on {cores} cores",
             estimate::human(cpu),
             estimate::human(cpu / cores as u32)
         ));
     }
-    let mode = if args.quiet {
-        Mode::Off
-    } else if std::io::stderr().is_terminal() {
-        Mode::Bar
-    } else if args.progress || args.progress_every.is_some() {
-        Mode::Lines(args.progress_every.unwrap_or(Duration::from_secs(10)))
-    } else {
-        Mode::Off
-    };
-    let unique = prepared.plan().job().unique();
-    let mut display = Display::new(mode);
-    let finish = prepared.execute(engine, &mut display);
-    display.finish();
-    let done = match finish? {
-        Finish::Stopped { done, units, saved } => {
-            let sig = signal.load(Ordering::SeqCst);
-            let saved = match saved {
-                Some(p) => format!(
-                    "saved to {}; run the same command to resume",
-                    shown_path(&p)
-                ),
-                None => "nothing saved (no --checkpoint)".into(),
-            };
-            note!("nqueens: stopped by signal {sig}: {done} of {units} units done, {saved}");
-            return Ok(Exit::Signal(sig as i32));
-        }
-        Finish::Done(done) => done,
-    };
-    deliver(args, &done, json, unique)
 }
 
 /// Says what became of a finished run's files, and prints its result: the count, its JSON
@@ -239,9 +255,7 @@ fn deliver(args: &LongRunArgs, done: &Done, json: bool, unique: bool) -> Result<
     }
     let written = match &done.saved {
         Some(Ok(out)) => {
-            if !args.quiet {
-                note!("nqueens: wrote {}", shown_path(out));
-            }
+            args.note(format!("wrote {}", shown_path(out)));
             true
         }
         Some(Err(e)) => {
@@ -260,7 +274,8 @@ fn deliver(args: &LongRunArgs, done: &Done, json: bool, unique: bool) -> Result<
         None => false,
     };
     let mut text = Vec::new();
-    let resumed = Some(done.resumed);
+    // Said in the JSON report of a run that could resume.
+    let resumed = args.checkpoint.is_some().then_some(done.resumed);
     let carries_result_file = args.shard.is_some() && !written;
     match args.shard {
         // The result file is a shard's output: on stdout when it was not written.

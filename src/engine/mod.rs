@@ -271,117 +271,99 @@ impl Engine {
     /// When stopped (by the observer or `opts.cancel`), returns at once with the units finished
     /// so far; the units still in flight finish in the background and are not counted.
     pub fn run(&self, plan: &Arc<Plan>, opts: &RunOptions, observer: &mut dyn Observer) -> Outcome {
-        let start = Instant::now();
-        let queue = Arc::new(Queue {
-            order: match &opts.units {
-                Some(list) => list.clone(),
-                None => (0..plan.units().len() as u32).collect(),
-            },
-            next: CachePadded::new(AtomicUsize::new(0)),
-        });
-        let total_units = queue.order.len();
-        let stop = opts.cancel.clone().unwrap_or_default();
         let (tx, rx) = channel::unbounded::<Done>();
+        let shared = Shared {
+            plan: plan.clone(),
+            queue: Arc::new(Queue {
+                order: match &opts.units {
+                    Some(list) => list.clone(),
+                    None => (0..plan.units().len() as u32).collect(),
+                },
+                next: CachePadded::new(AtomicUsize::new(0)),
+            }),
+            stop: opts.cancel.clone().unwrap_or_default(),
+            start: Instant::now(),
+            done: tx,
+            alive: Arc::new(AtomicUsize::new(0)),
+            cpu_units: self.counters.is_empty() || !matches!(self.devices, Devices::Only(_)),
+        };
+        let total_units = shared.queue.order.len();
         let (work_tx, work_rx) = channel::unbounded::<CpuWork>();
         let errors: Arc<Mutex<Vec<(usize, String)>>> = Arc::default();
-        let alive = Arc::new(AtomicUsize::new(0));
-        let cpu_units = self.counters.is_empty() || !matches!(self.devices, Devices::Only(_));
-        // Without the `opencl` feature there is never a device to start.
-        #[cfg(feature = "opencl")]
         if total_units > 0 {
-            for (d, counter) in self.counters.iter().enumerate() {
-                alive.fetch_add(1, Ordering::Relaxed);
-                let worker = DeviceWorker {
-                    id: self.threads + d,
-                    device: d,
-                    fail_after: self.fail_after,
-                    counter: counter.clone(),
-                    shared: cpu_units,
-                    plan: plan.clone(),
-                    queue: queue.clone(),
-                    stop: stop.clone(),
-                    done: tx.clone(),
-                    work: work_tx.clone(),
-                    errors: errors.clone(),
-                    alive: AliveGuard(alive.clone()),
-                    start,
-                };
-                let spawned = std::thread::Builder::new()
-                    .name(format!("nqueens-device-{d}"))
-                    .spawn(move || worker.run());
-                if let Err(e) = spawned {
-                    // The closure (and its guard) is dropped: the CPU workers take over.
-                    lock(&errors).push((d, format!("could not start its thread: {e}")));
-                }
-            }
+            self.start_devices(&shared, &work_tx, &errors);
         }
         drop(work_tx);
-        let kernel = self.kernel;
-        let lane_min_rows = self.lane_min_rows;
         for worker in 0..self.threads.min(total_units) {
-            let (plan, queue, stop, tx, work_rx, alive) = (
-                plan.clone(),
-                queue.clone(),
-                stop.clone(),
-                tx.clone(),
-                work_rx.clone(),
-                alive.clone(),
-            );
-            self.pool.spawn(move || {
-                lanes::set_min_rows(lane_min_rows);
-                let takes_units = || cpu_units || alive.load(Ordering::Acquire) == 0;
-                while !stop.load(Ordering::Relaxed) {
-                    // Work handed over by a device first: its unit is waiting for it.
-                    let work = match work_rx.try_recv() {
-                        Ok(work) => work,
-                        Err(_) => match takes_units().then(|| queue.take()).flatten() {
-                            Some(index) => CpuWork::Whole(index),
-                            None => match work_rx.recv_timeout(Duration::from_millis(20)) {
-                                Ok(work) => work,
-                                Err(channel::RecvTimeoutError::Timeout) => continue,
-                                // No device is left to hand work over.
-                                Err(channel::RecvTimeoutError::Disconnected)
-                                    if queue.is_empty() =>
-                                {
-                                    break
-                                }
-                                Err(channel::RecvTimeoutError::Disconnected) => continue,
-                            },
-                        },
-                    };
-                    let t0 = Instant::now();
-                    let searches = lanes::searches();
-                    let (index, counts, timing) = match work {
-                        CpuWork::Whole(index) => {
-                            let counts = evaluate_on(&plan, &plan.units()[index as usize], kernel);
-                            let timing = UnitTiming {
-                                worker,
-                                started: t0 - start,
-                                elapsed: t0.elapsed(),
-                            };
-                            (index, counts, timing)
-                        }
-                        CpuWork::Rest {
-                            index,
-                            mut counts,
-                            mut timing,
-                        } => {
-                            counts +=
-                                evaluate_rest_on(&plan, &plan.units()[index as usize], kernel);
-                            timing.elapsed += t0.elapsed();
-                            (index, counts, timing)
-                        }
-                    };
-                    let done = (index, counts, timing, lanes::searches() - searches);
-                    if tx.send(done).is_err() {
-                        break;
-                    }
-                }
-            });
+            let cpu = CpuWorker {
+                worker,
+                kernel: self.kernel,
+                lane_min_rows: self.lane_min_rows,
+                shared: shared.clone(),
+                work: work_rx.clone(),
+            };
+            self.pool.spawn(move || cpu.run());
         }
-        drop(tx);
+        let (stop, start) = (shared.stop.clone(), shared.start);
+        drop(shared);
+        let mut outcome = self.outcome_before_run();
+        let collect = Collect {
+            rx,
+            plan,
+            opts,
+            stop: &stop,
+            total_units,
+            first_device: self.threads,
+        };
+        collect.run(&mut outcome, observer);
+        for (d, e) in lock(&errors).drain(..) {
+            outcome.devices[d].error = Some(e);
+        }
+        outcome.elapsed = start.elapsed();
+        outcome
+    }
 
-        let mut outcome = Outcome {
+    /// Starts a worker thread for each OpenCL device (none without the `opencl` feature); a
+    /// device whose thread cannot start is said in `errors`, and the CPU workers take over.
+    fn start_devices(
+        &self,
+        shared: &Shared,
+        work: &channel::Sender<CpuWork>,
+        errors: &Arc<Mutex<Vec<(usize, String)>>>,
+    ) {
+        #[cfg(feature = "opencl")]
+        for (d, counter) in self.counters.iter().enumerate() {
+            shared.alive.fetch_add(1, Ordering::Relaxed);
+            let worker = DeviceWorker {
+                id: self.threads + d,
+                device: d,
+                fail_after: self.fail_after,
+                counter: counter.clone(),
+                shared: shared.cpu_units,
+                plan: shared.plan.clone(),
+                queue: shared.queue.clone(),
+                stop: shared.stop.clone(),
+                done: shared.done.clone(),
+                work: work.clone(),
+                errors: errors.clone(),
+                alive: AliveGuard(shared.alive.clone()),
+                start: shared.start,
+            };
+            let spawned = std::thread::Builder::new()
+                .name(format!("nqueens-device-{d}"))
+                .spawn(move || worker.run());
+            if let Err(e) = spawned {
+                // The closure (and its guard) is dropped: the CPU workers take over.
+                lock(errors).push((d, format!("could not start its thread: {e}")));
+            }
+        }
+        #[cfg(not(feature = "opencl"))]
+        let _ = (shared, work, errors);
+    }
+
+    /// An outcome of nothing done yet, with a record for every device.
+    fn outcome_before_run(&self) -> Outcome {
+        Outcome {
             counts: Counts::default(),
             units_done: 0,
             interrupted: false,
@@ -397,49 +379,156 @@ impl Engine {
                 })
                 .collect(),
             searches: Searches::default(),
-        };
-        let first_device = self.threads;
-        let record = |outcome: &mut Outcome, counts: Counts, timing: &UnitTiming, s: Searches| {
-            outcome.counts += counts;
-            outcome.searches += s;
-            outcome.units_done += 1;
-            if let Some(d) = timing.worker.checked_sub(first_device) {
-                outcome.devices[d].units += 1;
+        }
+    }
+}
+
+/// What the workers of one run share.
+#[derive(Clone)]
+struct Shared {
+    plan: Arc<Plan>,
+    queue: Arc<Queue>,
+    stop: Arc<AtomicBool>,
+    start: Instant,
+    /// Where finished units go.
+    done: channel::Sender<Done>,
+    /// The device workers still running.
+    alive: Arc<AtomicUsize>,
+    /// Whether CPU workers take units from the queue (else only what devices hand over, and
+    /// the units left once every device has stopped).
+    cpu_units: bool,
+}
+
+/// One CPU worker of a run.
+struct CpuWorker {
+    worker: usize,
+    kernel: Kernel,
+    lane_min_rows: u32,
+    shared: Shared,
+    /// Work handed over by the devices.
+    work: channel::Receiver<CpuWork>,
+}
+
+impl CpuWorker {
+    /// Counts what it takes until the run stops or nothing is left.
+    fn run(self) {
+        lanes::set_min_rows(self.lane_min_rows);
+        while !self.shared.stop.load(Ordering::Relaxed) {
+            let Some(work) = self.next() else { break };
+            let done = self.count(work);
+            if self.shared.done.send(done).is_err() {
+                break;
+            }
+        }
+    }
+
+    /// The next work: what a device handed over first (its unit is waiting for it), else a
+    /// unit from the queue; `None` when neither is left.
+    fn next(&self) -> Option<CpuWork> {
+        let Shared { queue, alive, .. } = &self.shared;
+        loop {
+            if let Ok(work) = self.work.try_recv() {
+                return Some(work);
+            }
+            if self.shared.cpu_units || alive.load(Ordering::Acquire) == 0 {
+                if let Some(index) = queue.take() {
+                    return Some(CpuWork::Whole(index));
+                }
+            }
+            match self.work.recv_timeout(Duration::from_millis(20)) {
+                Ok(work) => return Some(work),
+                // No device is left to hand work over.
+                Err(channel::RecvTimeoutError::Disconnected) if queue.is_empty() => return None,
+                Err(_) if self.shared.stop.load(Ordering::Relaxed) => return None,
+                Err(_) => continue,
+            }
+        }
+    }
+
+    /// Counts `work`: a whole unit, or the rest of one a device counted in part.
+    fn count(&self, work: CpuWork) -> Done {
+        let plan = &self.shared.plan;
+        let t0 = Instant::now();
+        let searches = lanes::searches();
+        let (index, counts, timing) = match work {
+            CpuWork::Whole(index) => {
+                let counts = evaluate_on(plan, &plan.units()[index as usize], self.kernel);
+                let timing = UnitTiming {
+                    worker: self.worker,
+                    started: t0 - self.shared.start,
+                    elapsed: t0.elapsed(),
+                };
+                (index, counts, timing)
+            }
+            CpuWork::Rest {
+                index,
+                mut counts,
+                mut timing,
+            } => {
+                counts += evaluate_rest_on(plan, &plan.units()[index as usize], self.kernel);
+                timing.elapsed += t0.elapsed();
+                (index, counts, timing)
             }
         };
+        (index, counts, timing, lanes::searches() - searches)
+    }
+}
+
+/// The calling thread's side of a run: sums the finished units and tells the observer.
+struct Collect<'a> {
+    rx: channel::Receiver<Done>,
+    plan: &'a Plan,
+    opts: &'a RunOptions,
+    stop: &'a AtomicBool,
+    total_units: usize,
+    /// The worker number of the first device ([`UnitTiming::worker`]).
+    first_device: usize,
+}
+
+impl Collect<'_> {
+    /// Receives until every unit is done or the run stops (the observer or the cancel flag);
+    /// the units that arrived before a stop still count.
+    fn run(&self, outcome: &mut Outcome, observer: &mut dyn Observer) {
         let mut last_tick = Instant::now();
-        while outcome.units_done < total_units {
-            let flow = match rx.recv_timeout(opts.tick) {
-                Ok((index, counts, timing, searches)) => {
-                    record(&mut outcome, counts, &timing, searches);
-                    observer.unit_done(&plan.units()[index as usize], counts, timing)
-                }
+        while outcome.units_done < self.total_units {
+            let flow = match self.rx.recv_timeout(self.opts.tick) {
+                Ok(done) => self.record(outcome, observer, done),
                 Err(channel::RecvTimeoutError::Timeout) => ControlFlow::Continue(()),
                 // Every worker has quit: only when stopped.
                 Err(channel::RecvTimeoutError::Disconnected) => ControlFlow::Break(()),
             };
-            let flow = if flow.is_continue() && last_tick.elapsed() >= opts.tick {
+            let flow = if flow.is_continue() && last_tick.elapsed() >= self.opts.tick {
                 last_tick = Instant::now();
                 observer.tick()
             } else {
                 flow
             };
-            if flow.is_break() || stop.load(Ordering::Relaxed) {
-                stop.store(true, Ordering::Relaxed);
-                // Results that arrived before the stop still count.
-                while let Ok((index, counts, timing, searches)) = rx.try_recv() {
-                    record(&mut outcome, counts, &timing, searches);
-                    let _ = observer.unit_done(&plan.units()[index as usize], counts, timing);
+            if flow.is_break() || self.stop.load(Ordering::Relaxed) {
+                self.stop.store(true, Ordering::Relaxed);
+                while let Ok(done) = self.rx.try_recv() {
+                    let _ = self.record(outcome, observer, done);
                 }
-                outcome.interrupted = outcome.units_done < total_units;
-                break;
+                outcome.interrupted = outcome.units_done < self.total_units;
+                return;
             }
         }
-        for (d, e) in lock(&errors).drain(..) {
-            outcome.devices[d].error = Some(e);
+    }
+
+    /// Adds a finished unit to the outcome and tells the observer.
+    fn record(
+        &self,
+        outcome: &mut Outcome,
+        observer: &mut dyn Observer,
+        done: Done,
+    ) -> ControlFlow<()> {
+        let (index, counts, timing, searches) = done;
+        outcome.counts += counts;
+        outcome.searches += searches;
+        outcome.units_done += 1;
+        if let Some(d) = timing.worker.checked_sub(self.first_device) {
+            outcome.devices[d].units += 1;
         }
-        outcome.elapsed = start.elapsed();
-        outcome
+        observer.unit_done(&self.plan.units()[index as usize], counts, timing)
     }
 }
 

@@ -48,14 +48,16 @@
 //! Solutions themselves come from [`solutions`] (one solution for any N by an explicit
 //! construction; every solution of a job, streamed in lexicographic order; the UVa 750 judge
 //! problem) and are written by [`format`](mod@format) (columns, board, matrix, JSON Lines).
-//! [`bench`](mod@bench) measures how the engine scales; [`known`] holds the published values.
+//! `bench` (feature `bench`) measures how the engine scales; [`known`] holds the published
+//! values.
 //!
-//! Cargo features, all on by default: `cli` (the `nqueens` binary), `plot` (SVG plots of
-//! benchmarks), `opencl` (counting on OpenCL devices). `default-features = false` gives the
-//! library alone.
+//! Cargo features, all on by default: `cli` (the `nqueens` binary), `bench` (the scaling
+//! benchmark), `plot` (SVG plots of benchmarks, with `bench`), `opencl` (counting on OpenCL
+//! devices). `default-features = false` gives the library alone.
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "bench")]
 pub mod bench;
 mod engine;
 mod error;
@@ -73,6 +75,11 @@ pub use engine::{
 pub use error::{Error, Result};
 pub use plan::{check_n, Job, Plan, Queen, MAX_SPLIT_DEPTH};
 pub use search::{Counts, Kernel, Method, Searches, Unit, MAX_N};
+
+// Without the bench, longrun's writer of plain result files has no caller; it stays for the
+// bench (a `cfg` there would belong to whoever owns `longrun/`).
+#[cfg(not(feature = "bench"))]
+const _: fn(&std::path::Path, &[u8]) -> std::io::Result<()> = longrun::store::write_file_atomic;
 
 /// OpenCL devices that can take counting work, as `nqueens devices` lists them. The OpenCL
 /// library is loaded at run time, so a machine without it runs every CPU count and gets a clear

@@ -11,6 +11,7 @@ macro_rules! note {
 }
 
 mod audit;
+#[cfg(feature = "bench")]
 mod bench;
 mod count;
 mod devices;
@@ -58,6 +59,7 @@ enum Command {
     Uva750(uva750::Uva750Args),
     Merge(merge::MergeArgs),
     Audit(audit::AuditArgs),
+    #[cfg(feature = "bench")]
     Bench(bench::BenchArgs),
     Devices(devices::DevicesArgs),
     Generate(generate::GenerateArgs),
@@ -103,6 +105,7 @@ pub fn run() -> Result<ExitCode> {
         Some(Command::Uva750(args)) => uva750::run(&args),
         Some(Command::Merge(args)) => merge::run(&args),
         Some(Command::Audit(args)) => audit::run(&args),
+        #[cfg(feature = "bench")]
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Devices(args)) => devices::run(&args),
         Some(Command::Generate(args)) => generate::run(&args),

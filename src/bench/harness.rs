@@ -180,29 +180,65 @@ impl Observer for Timings {
 
 /// `got` of N = `want.n`, if it is the published value (its unique count too, where `unique`).
 fn check(config: &str, got: Counts, unique: bool, want: Published) -> Result<Counts, BenchError> {
-    let differs = [
-        ("solutions", got.total, want.total),
-        (
-            "unique solutions",
-            if unique { got.unique } else { want.unique },
-            want.unique,
-        ),
-    ];
-    match differs.into_iter().find(|&(_, got, want)| got != want) {
-        None => Ok(got),
-        Some((what, got, expected)) => Err(BenchError::Mismatch {
-            n: want.n,
-            config: config.into(),
+    let mismatch = |what, got, expected| {
+        let (n, config) = (want.n, config.into());
+        Err(BenchError::Mismatch {
+            n,
+            config,
             what,
             got,
             expected,
-        }),
+        })
+    };
+    if got.total != want.total {
+        mismatch("solutions", got.total, want.total)
+    } else if unique && got.unique != want.unique {
+        mismatch("unique solutions", got.unique, want.unique)
+    } else {
+        Ok(got)
     }
 }
 
 /// A count as a CSV figure: the published counts fit in u64 up to N = 27, the end of the table.
 fn wide(count: u128) -> u64 {
     u64::try_from(count).unwrap_or(u64::MAX)
+}
+
+/// The row of the runs `s` at `n` of the serial solver, or of `engine` on its plan (which
+/// counted unique solutions too, where `unique`): the counts are those of the runs. The figures
+/// that compare it with other rows, and its nodes, come later ([`Harness::scale`],
+/// [`Harness::count_nodes`]).
+fn row(n: u32, engine: Option<(&Engine, &Plan)>, unique: bool, s: &Samples) -> Row {
+    let median_s = stats::median(&s.wall).unwrap_or(f64::NAN);
+    let mut row = Row {
+        n,
+        solver: Solver::Serial,
+        method: Method::SERIAL.to_string(),
+        // The serial solver's own depth-first search.
+        kernel: Kernel::Dfs.to_string(),
+        threads: 1,
+        repeats: s.wall.len(),
+        solutions: wide(s.counts.total),
+        median_s,
+        min_s: stats::min(&s.wall).unwrap_or(f64::NAN),
+        cpu_s: stats::median(&s.cpu),
+        solutions_per_s: stats::rate(s.counts.total as f64, median_s),
+        unit_max_over_mean: stats::median(&s.unit_spread),
+        tail_share: stats::median(&s.tail),
+        counts_per_run: s.per_run.iter().copied().min().unwrap_or(0),
+        too_short: s.too_short,
+        ..Row::default()
+    };
+    if let Some((engine, plan)) = engine {
+        row.solver = Solver::Engine;
+        (row.method, row.kernel) = (plan.method().to_string(), engine.label());
+        (row.threads, row.units) = (engine.threads(), Some(plan.units().len()));
+        row.split_depth = Some(plan.job().split_depth());
+        row.unique = unique.then(|| wide(s.counts.unique));
+        // Several threads only: one thread has no scaling to judge.
+        row.short_for_scaling = row.threads > 1 && median_s < Settings::SCALING_MIN_S;
+    }
+    row
 }
 
 /// The load balance of `plan` replayed on more threads, from the unit costs measured by a
@@ -485,7 +521,11 @@ impl Harness<'_> {
             expected[ci] = t0.elapsed().as_secs_f64();
         }
         if !s.wall.is_empty() {
-            let row = self.row(n, engine.as_ref(), &s);
+            let unique = self.settings.unique;
+            let engine = engine
+                .as_ref()
+                .map(|(i, plan)| (&self.engines[*i], &**plan));
+            let row = row(n, engine, unique, &s);
             self.rows.push(row);
         }
         if let (None, Some((index, plan))) = (&halt, &engine) {
@@ -593,44 +633,6 @@ impl Harness<'_> {
                 },
             }
         }
-    }
-
-    /// The row of the runs `s` at `n` of the serial solver, or of `engine`: engine `index` on
-    /// its plan. The figures that compare it with other rows, and its nodes, come later
-    /// ([`Harness::scale`], [`Harness::count_nodes`]).
-    fn row(&self, n: u32, engine: Option<&(usize, Arc<Plan>)>, s: &Samples) -> Row {
-        let median_s = stats::median(&s.wall).unwrap_or(f64::NAN);
-        let mut row = Row {
-            n,
-            solver: Solver::Serial,
-            method: Method::SERIAL.to_string(),
-            // The serial solver's own depth-first search.
-            kernel: Kernel::Dfs.to_string(),
-            threads: 1,
-            repeats: s.wall.len(),
-            solutions: wide(s.counts.total),
-            median_s,
-            min_s: stats::min(&s.wall).unwrap_or(f64::NAN),
-            cpu_s: stats::median(&s.cpu),
-            solutions_per_s: stats::rate(s.counts.total as f64, median_s),
-            unit_max_over_mean: stats::median(&s.unit_spread),
-            tail_share: stats::median(&s.tail),
-            counts_per_run: s.per_run.iter().copied().min().unwrap_or(0),
-            too_short: s.too_short,
-            ..Row::default()
-        };
-        if let Some((index, plan)) = engine {
-            let engine = &self.engines[*index];
-            row.solver = Solver::Engine;
-            (row.method, row.kernel, row.threads) =
-                (plan.method().to_string(), engine.label(), engine.threads());
-            (row.split_depth, row.units) =
-                (Some(plan.job().split_depth()), Some(plan.units().len()));
-            row.unique = self.settings.unique.then(|| wide(s.counts.unique));
-            // Several threads only: one thread has no scaling to judge.
-            row.short_for_scaling = row.threads > 1 && median_s < Settings::SCALING_MIN_S;
-        }
-        row
     }
 
     /// The speed-ups of the rows of one N (from `first` on) over its serial solver, and the
@@ -1101,6 +1103,32 @@ mod tests {
             "{error}"
         );
         assert_eq!(report.rows.len(), 6);
+    }
+
+    #[test]
+    fn a_row_holds_the_counts_of_its_runs() {
+        // Counts of N = 7 unlike the published ones (40 and 6): the row says what was counted.
+        let s = Samples {
+            wall: vec![0.5, 0.25],
+            per_run: vec![1, 1],
+            counts: Counts {
+                total: 41,
+                unique: 5,
+            },
+            ..Samples::default()
+        };
+        let serial = row(7, None, true, &s);
+        assert_eq!(
+            (serial.solutions, serial.unique, serial.repeats),
+            (41, None, 2)
+        );
+        assert_eq!(serial.solutions_per_s, Some(41.0 / 0.375));
+        let engine = Engine::new(2).unwrap();
+        let plan = Plan::new(Job::new(7).unwrap().with_unique(true));
+        let row_of = |unique| row(7, Some((&engine, &plan)), unique, &s);
+        assert_eq!((row_of(true).solutions, row_of(true).unique), (41, Some(5)));
+        assert_eq!(row_of(false).unique, None);
+        assert_eq!(row_of(true).threads, 2);
     }
 
     #[test]

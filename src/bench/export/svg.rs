@@ -21,10 +21,17 @@ pub struct ScalingPlot;
 /// each thread count, with the default method; every line names its method and kernel.
 pub struct TimePlot;
 
-/// One line of a plot: its label, its points, and which of them are drawn hollow.
+/// One line of a plot: its label, its points, and which of them are drawn hollow (none past
+/// the end of the list).
 type Line<X, Y> = (String, Vec<(X, Y)>, Vec<bool>);
 
-/// A plot: what differs between the two is its caption and its axes.
+/// Whether a figure has a place on a log scale.
+fn positive(y: f64) -> bool {
+    y.is_finite() && y > 0.0
+}
+
+/// A plot: what differs between the two is its caption and its axes (the vertical one, of
+/// seconds or of scalings, on a log scale).
 struct Chart<'a, X: AsRangedCoord, Y: AsRangedCoord> {
     file: &'static str,
     caption: String,
@@ -40,18 +47,17 @@ struct Chart<'a, X: AsRangedCoord, Y: AsRangedCoord> {
 impl<X, Y> Chart<'_, X, Y>
 where
     X: AsRangedCoord,
-    Y: AsRangedCoord,
+    Y: AsRangedCoord<Value = f64>,
     X::CoordDescType: ValueFormatter<X::Value>,
-    Y::CoordDescType: ValueFormatter<Y::Value>,
+    Y::CoordDescType: ValueFormatter<f64>,
     X::Value: Copy + 'static,
-    Y::Value: Copy + 'static,
 {
     /// The plot as SVG: the `ideal` line in grey, if any, then each of `lines` in a colour of
     /// its own with a marker on each point (hollow where it says), and the legend.
     fn draw(
         self,
-        ideal: Option<Line<X::Value, Y::Value>>,
-        lines: Vec<Line<X::Value, Y::Value>>,
+        ideal: Option<Line<X::Value, f64>>,
+        lines: Vec<Line<X::Value, f64>>,
     ) -> Result<Vec<u8>, BenchError> {
         let file = self.file;
         let err = |e: &dyn std::fmt::Display| BenchError::Render {
@@ -85,13 +91,16 @@ where
                 anno.legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], grey));
             }
             for (i, (label, pts, hollow)) in lines.into_iter().enumerate() {
+                // No point of a log scale is at or below zero (a run too short for the clock).
+                let pts: Vec<_> = pts.into_iter().filter(|p| positive(p.1)).collect();
                 let c = color(i);
                 let line = LineSeries::new(pts.iter().copied(), c.stroke_width(2));
                 let anno = chart.draw_series(line).map_err(|e| err(&e))?.label(label);
                 anno.legend(move |(x, y)| {
                     PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2))
                 });
-                let marks = pts.iter().zip(&hollow).map(|(&p, &h)| {
+                let hollow = hollow.into_iter().chain(std::iter::repeat(false));
+                let marks = pts.iter().zip(hollow).map(|(&p, h)| {
                     let style = if h { c.stroke_width(2) } else { c.filled() };
                     Circle::new(p, if h { 4 } else { 3 }, style)
                 });
@@ -178,7 +187,7 @@ impl Exporter for ScalingPlot {
         // Per N: the points, and whether each is from a run too short to judge scaling.
         let mut lines: BTreeMap<u32, Line<f64, f64>> = BTreeMap::new();
         for (&(n, t), r) in &best {
-            if let Some(s) = r.scaling.filter(|s| s.is_finite() && *s > 0.0) {
+            if let Some(s) = r.scaling.filter(|&s| positive(s)) {
                 let line = lines.entry(n).or_default();
                 line.1.push((t as f64, s));
                 line.2.push(r.short_for_scaling);
@@ -202,15 +211,10 @@ impl Exporter for ScalingPlot {
             let noisy = report.rows.iter().any(|r| {
                 (r.n, r.solver, &r.method, r.too_short) == (n, Solver::Engine, &method, true)
             });
-            let short = if noisy {
-                " (too short to time: noise)"
-            } else {
-                ""
-            };
-            let start_up = match hollow.contains(&true) {
-                true => " (hollow: under 1 s, too short to judge scaling)",
-                false => "",
-            };
+            let when = |on: bool, text: &'static str| if on { text } else { "" };
+            let short = when(noisy, " (too short to time: noise)");
+            let hollows = hollow.contains(&true);
+            let start_up = when(hollows, " (hollow: under 1 s, too short to judge scaling)");
             (format!("N = {n}{short}{start_up}"), pts, hollow)
         });
         let ideal = (
@@ -271,7 +275,7 @@ impl Exporter for TimePlot {
             lines
                 .values()
                 .flat_map(|l| l.1.iter().map(|p| p.1))
-                .filter(|t| t.is_finite() && *t > 0.0)
+                .filter(|&t| positive(t))
         };
         let (lo, hi) = (
             times().fold(f64::INFINITY, f64::min),
@@ -289,11 +293,6 @@ impl Exporter for TimePlot {
         let n_max = measured(u32::max)
             .unwrap_or(report.settings.n_max)
             .max(n_min + 1);
-        let lines = lines.into_values().map(|(label, pts, _)| {
-            let pts: Vec<(u32, f64)> = pts.into_iter().filter(|p| p.1 > 0.0).collect();
-            let filled = vec![false; pts.len()];
-            (label, pts, filled)
-        });
         Chart {
             file: "time.svg",
             caption: format!(
@@ -307,7 +306,7 @@ impl Exporter for TimePlot {
             x_label: &|n| n.to_string(),
             y_label: &|y| seconds_label(*y),
         }
-        .draw(None, lines.collect())
+        .draw(None, lines.into_values().collect())
     }
 }
 

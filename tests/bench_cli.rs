@@ -4,6 +4,8 @@
 use assert_cmd::Command;
 use predicates::prelude::*;
 
+mod common;
+
 fn nq() -> Command {
     Command::cargo_bin("nqueens").unwrap()
 }
@@ -359,7 +361,8 @@ fn a_signal_keeps_what_was_measured_marked_partial() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     // N = 10 to 19 on one thread: minutes of work; stopped after a second or two.
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"));
+    let mut child = common::with_default_signals(&mut child)
         .args([
             "bench",
             "--n-min",

@@ -48,14 +48,16 @@
 //! Solutions themselves come from [`solutions`] (one solution for any N by an explicit
 //! construction; every solution of a job, streamed in lexicographic order; the UVa 750 judge
 //! problem) and are written by [`format`](mod@format) (columns, board, matrix, JSON Lines).
-//! [`bench`](mod@bench) measures how the engine scales; [`known`] holds the published values.
+//! `bench` (feature `bench`) measures how the engine scales; [`known`] holds the published
+//! values.
 //!
-//! Cargo features, all on by default: `cli` (the `nqueens` binary), `plot` (SVG plots of
-//! benchmarks), `opencl` (counting on OpenCL devices). `default-features = false` gives the
-//! library alone.
+//! Cargo features, all on by default: `cli` (the `nqueens` binary), `bench` (the scaling
+//! benchmark), `plot` (SVG plots of benchmarks, with `bench`), `opencl` (counting on OpenCL
+//! devices). `default-features = false` gives the library alone.
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "bench")]
 pub mod bench;
 mod engine;
 mod error;

@@ -4,6 +4,8 @@
 use assert_cmd::Command;
 use predicates::prelude::*;
 
+mod common;
+
 fn nq() -> Command {
     Command::cargo_bin("nqueens").unwrap()
 }
@@ -60,7 +62,8 @@ fn a_small_benchmark_writes_five_valid_files() {
             "kernel",
             "counts_per_run",
             "too_short",
-            "short_for_scaling"
+            "short_for_scaling",
+            "unique"
         ]
     );
     let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
@@ -77,7 +80,9 @@ fn a_small_benchmark_writes_five_valid_files() {
         assert_eq!(&row[2], methods[i % 5]);
         assert_eq!(row[3].parse::<usize>().unwrap(), [1, 1, 2, 1, 2][i % 5]);
         assert_eq!(row[6].parse::<u32>().unwrap(), 1);
+        // The counts the runs made: the published total, and no unique count (not asked for).
         assert_eq!(row[7].parse::<u64>().unwrap(), total);
+        assert_eq!(&row[23], "");
         let median: f64 = row[8].parse().unwrap();
         assert!(median > 0.0);
         // The engine's scaling against its own 1-thread run: exactly 1 on one thread.
@@ -197,6 +202,42 @@ fn short_counts_are_repeated_or_flagged() {
         let warning = warning.replace("1 rows", "1 row");
         assert!(md.contains(&warning), "{md}");
     }
+}
+
+#[test]
+fn unique_counts_are_measured_when_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    nq().args([
+        "bench",
+        "--n-min",
+        "6",
+        "--n-max",
+        "7",
+        "--threads",
+        "1",
+        "--unique",
+    ])
+    .args(["--repeat", "1", "--min-run-ms", "1", "--out"])
+    .arg(&out)
+    .assert()
+    .success();
+    let mut csv = csv::Reader::from_path(out.join("scaling.csv")).unwrap();
+    let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 2 * 3);
+    for row in &rows {
+        let published = nqueens::known::published(row[0].parse().unwrap()).unwrap();
+        assert_eq!(row[7].parse::<u128>().unwrap(), published.total);
+        // The engine's unique count, checked; the serial solver counts none.
+        match &row[1] {
+            "serial" => assert_eq!(&row[23], ""),
+            _ => assert_eq!(row[23].parse::<u128>().unwrap(), published.unique),
+        }
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("scaling.json")).unwrap()).unwrap();
+    assert_eq!(json["settings"]["unique"], true);
+    assert_eq!(json["schema_version"], 5);
 }
 
 #[test]
@@ -320,7 +361,8 @@ fn a_signal_keeps_what_was_measured_marked_partial() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     // N = 10 to 19 on one thread: minutes of work; stopped after a second or two.
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"));
+    let mut child = common::with_default_signals(&mut child)
         .args([
             "bench",
             "--n-min",

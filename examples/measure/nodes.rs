@@ -1,5 +1,5 @@
 //! Search nodes per method (split depth 2), the table of `docs/ALGORITHM.md`:
-//! `cargo run --release --example edge_nodes -- 12 17` (N from, to). A node is a queen placed
+//! `cargo run --release --example nodes -- 12 17` (N from, to). A node is a queen placed
 //! below a unit's prefix (`plan::evaluate_nodes`); the edge method does not count the queens of
 //! its frames, which it places without a search.
 

@@ -11,6 +11,7 @@
 //! `min_run_ms`.
 
 use super::timing::SHORT_COUNT_S;
+use super::Settings;
 use crate::longrun::estimate::cpu_time_of;
 use crate::{Kernel, Method};
 use std::collections::HashMap;
@@ -42,6 +43,7 @@ pub(crate) struct Forecast {
     cores: usize,
     methods: Vec<Method>,
     scaling: Method,
+    unique: bool,
     min_run_s: f64,
     /// Per kind of work: the last N it was measured at, and its seconds there (per count for
     /// timed runs, the whole step for nodes).
@@ -51,22 +53,15 @@ pub(crate) struct Forecast {
 }
 
 impl Forecast {
-    /// A forecast for the engine's `kernel` on a machine of `cores` logical cores, measuring
-    /// `methods` (`scaling` alone where only the scaling runs are made), runs of short counts
-    /// repeated to `min_run_s`.
-    pub(crate) fn new(
-        kernel: Kernel,
-        cores: usize,
-        methods: &[Method],
-        scaling: Method,
-        min_run_s: f64,
-    ) -> Self {
+    /// A forecast of what `settings` measure on a machine of `cores` logical cores.
+    pub(crate) fn new(settings: &Settings, cores: usize) -> Self {
         Forecast {
-            kernel,
+            kernel: settings.kernel,
             cores: cores.max(1),
-            methods: methods.to_vec(),
-            scaling,
-            min_run_s,
+            methods: settings.methods.clone(),
+            scaling: settings.scaling_method(),
+            unique: settings.unique,
+            min_run_s: settings.min_run_s(),
             measured: HashMap::new(),
             speed: Vec::new(),
         }
@@ -78,7 +73,8 @@ impl Forecast {
         match work {
             Work::Serial => cpu(Method::SERIAL, Kernel::Dfs),
             Work::Engine { method, threads } => {
-                cpu(method, self.kernel) / threads.clamp(1, self.cores) as f64
+                let count = cpu_time_of(n, method, self.unique, self.kernel).as_secs_f64();
+                count / threads.clamp(1, self.cores) as f64
             }
             // An instrumented depth-first walk of the serial solver's trees and of each
             // method's, on every core.
@@ -158,9 +154,21 @@ impl Forecast {
 mod tests {
     use super::*;
 
+    /// Edge (the scaling method) and mirror with the AVX-512 kernel, runs of short counts
+    /// repeated to `min_run_ms`, on 2 cores.
+    fn with(methods: &[Method], min_run_ms: u32) -> Forecast {
+        let settings = Settings {
+            methods: methods.to_vec(),
+            kernel: Kernel::Avx512,
+            min_run_ms,
+            ..Settings::defaults(2)
+        };
+        assert_eq!(settings.scaling_method(), Method::Edge);
+        Forecast::new(&settings, 2)
+    }
+
     fn forecast() -> Forecast {
-        let methods = [Method::Edge, Method::Mirror];
-        Forecast::new(Kernel::Avx512, 2, &methods, Method::Edge, 0.05)
+        with(&[Method::Edge, Method::Mirror], 50)
     }
 
     #[test]
@@ -169,7 +177,7 @@ mod tests {
         assert_eq!(f.run_s(3.0), 3.0);
         assert_eq!(f.run_s(0.02), 0.04);
         assert_eq!(f.run_s(0.0001), 0.05);
-        let off = Forecast::new(Kernel::Avx512, 2, &[Method::Edge], Method::Edge, 0.0);
+        let off = with(&[Method::Edge], 0);
         assert_eq!(off.run_s(0.0001), 0.0001);
     }
 

@@ -1,7 +1,8 @@
 //! A description of the machine and build a benchmark ran on, so that a result file says where
-//! its numbers come from. The operating system is asked through `sysinfo`, which knows Linux,
-//! macOS, Windows and the BSDs.
+//! its numbers come from, and when it started. The operating system is asked through
+//! `sysinfo`, which knows Linux, macOS, Windows and the BSDs.
 
+use jiff::Timestamp;
 use serde::Serialize;
 use std::process::Command;
 use sysinfo::{CpuRefreshKind, MemoryRefreshKind, RefreshKind, System};
@@ -96,9 +97,32 @@ fn run(cmd: &str, args: &[&str]) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+/// The current time, UTC, as `YYYY-MM-DDTHH:MM:SSZ` (whole seconds).
+pub(crate) fn utc_now() -> String {
+    iso8601(Timestamp::now())
+}
+
+/// `time`, UTC, as `YYYY-MM-DDTHH:MM:SSZ`, the fraction of a second dropped.
+fn iso8601(time: Timestamp) -> String {
+    time.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dates_are_utc_iso8601_in_whole_seconds() {
+        let at = |s: i64, ns: i32| iso8601(Timestamp::new(s, ns).unwrap());
+        assert_eq!(at(0, 0), "1970-01-01T00:00:00Z");
+        // A leap day, and the fraction of a second dropped.
+        assert_eq!(at(951_782_400 + 3_723, 999_999_999), "2000-02-29T01:02:03Z");
+        assert_eq!(at(1_798_761_599, 0), "2026-12-31T23:59:59Z");
+        assert_eq!(at(-1, 0), "1969-12-31T23:59:59Z");
+        let now = utc_now();
+        assert_eq!(now.len(), 20, "{now}");
+        assert!(now.starts_with("20") && now.ends_with('Z'), "{now}");
+    }
 
     #[test]
     fn detect_fills_every_field() {

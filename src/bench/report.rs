@@ -7,7 +7,7 @@ use serde::{Serialize, Serializer};
 
 /// Significant digits of the measured figures in `scaling.csv` and `scaling.json`: more than
 /// any timing here can support, few enough to read.
-pub const SIGNIFICANT_DIGITS: usize = 6;
+pub(crate) const SIGNIFICANT_DIGITS: usize = 6;
 
 /// Serialises a measured figure with [`SIGNIFICANT_DIGITS`].
 fn sig<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
@@ -30,13 +30,16 @@ fn sig_opt<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
 /// - 4: rows have `short_for_scaling` (the last CSV column), and `nodes` may be empty (a
 ///   benchmark stopped before counting them); the report has `range_end` and `partial`, the
 ///   settings `budget_s`.
-pub const SCHEMA_VERSION: u32 = 4;
+/// - 5: `solutions` is the count the timed runs made (before, the published value it was
+///   checked against); rows have `unique` (the last CSV column), the settings `unique`.
+pub(crate) const SCHEMA_VERSION: u32 = 5;
 
 /// Which solver a row measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Solver {
     /// [`crate::serial_count`]: one search over the whole board, no units, no threads.
+    #[default]
     Serial,
     /// The parallel [`Engine`](crate::Engine) on a plan of work units.
     Engine,
@@ -52,7 +55,7 @@ impl std::fmt::Display for Solver {
 }
 
 /// The measurements of one configuration: one row of `scaling.csv`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Row {
     /// Board size.
     pub n: u32,
@@ -68,8 +71,13 @@ pub struct Row {
     pub units: Option<usize>,
     /// Timed runs behind the figures.
     pub repeats: usize,
-    /// Solutions counted by every run (all equal to the published value, or the bench fails).
+    /// Solutions counted by the timed runs (every count is checked against the published value:
+    /// a difference stops the bench).
     pub solutions: u64,
+    /// Solutions distinct up to symmetry counted by the timed runs, checked as `solutions` are;
+    /// empty where they were not counted (the serial solver, or [`Settings::unique`] off).
+    /// Added in schema 5, as the last CSV column.
+    pub unique: Option<u64>,
     /// Median wall time of one count, seconds (a timed run of several counts gives its time
     /// per count: see `counts_per_run`).
     #[serde(serialize_with = "sig")]
@@ -140,7 +148,7 @@ pub struct Row {
 /// counts (solutions, nodes, units) exactly.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
-    /// Version of this layout: 4 (`results/README.md` says what each version added).
+    /// Version of this layout: 5 (`results/README.md` says what each version added).
     pub schema_version: u32,
     /// When the benchmark started, UTC, ISO 8601.
     pub started_utc: String,
@@ -198,7 +206,7 @@ impl Report {
 }
 
 /// The thread counts the load balance is projected to.
-pub const PROJECTED_THREADS: [usize; 8] = [2, 4, 8, 16, 32, 64, 128, 256];
+pub(crate) const PROJECTED_THREADS: [usize; 8] = [2, 4, 8, 16, 32, 64, 128, 256];
 
 /// The load balance of one plan replayed on more workers than the machine has: the units' costs
 /// measured on one thread (each unit's cheapest time over the runs), handed out in index order

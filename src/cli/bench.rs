@@ -13,10 +13,10 @@ use super::{Exit, Failure, Result};
 use clap::Args;
 use indicatif::ProgressBar;
 use nqueens::bench::{self, export, BenchError, Machine, Progress, Report, Settings};
-use nqueens::known::{self, MAX_KNOWN_N};
+use nqueens::known::MAX_KNOWN_N;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -46,7 +46,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = super::parse_threads)]
     threads: Option<Vec<usize>>,
     /// Timed runs of every configuration.
-    #[arg(long, value_name = "R", default_value_t = 3, value_parser = parse_repeat)]
+    #[arg(long, value_name = "R", default_value_t = 3, value_parser = super::positive::<usize>)]
     repeat: usize,
     /// Output folder, checked before the first run [default: results/<date>-<host>/, or the
     /// first of -2, -3, ... after it that holds no earlier benchmark].
@@ -74,16 +74,10 @@ pub struct BenchArgs {
     /// milliseconds, and timed per count; 0: no repetition (such rows are flagged as too short).
     #[arg(long, value_name = "MS", default_value_t = bench::Settings::DEFAULT_MIN_RUN_MS)]
     min_run_ms: u32,
-}
-
-fn parse_repeat(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(r) if r > 0 => Ok(r),
-        _ => Err(format!(
-            "'{}' is not a positive number of runs",
-            super::shown(s)
-        )),
-    }
+    /// The engine counts the solutions distinct up to symmetry too, as `count --unique` does,
+    /// and they are checked against the published values (the serial solver counts totals).
+    #[arg(long)]
+    unique: bool,
 }
 
 /// Parses a time budget: seconds, or a number with the unit `s`, `m` (or `min`) or `h`; at
@@ -98,14 +92,144 @@ fn parse_budget(s: &str) -> Result<u64, String> {
         "h" => 3600.0,
         _ => f64::NAN,
     };
-    let secs = number.trim().parse::<f64>().map(|x| x * scale);
-    match secs {
+    match number.trim().parse::<f64>().map(|x| x * scale) {
         Ok(x) if x.is_finite() && (1.0..=365.0 * 86400.0).contains(&x) => Ok(x.round() as u64),
         _ => Err(format!(
             "'{}' is not a time budget from 1s to a year (for example 90s, 10m or 1.5h)",
             super::shown(s)
         )),
     }
+}
+
+/// The settings the arguments ask for, checked (a usage error otherwise).
+fn settings(args: &BenchArgs) -> Result<Settings> {
+    let n_max = args.n_max.unwrap_or(MAX_KNOWN_N);
+    if n_max > MAX_KNOWN_N {
+        return Err(UsageError(format!(
+            "--n-max must be at most {MAX_KNOWN_N} (the largest N with a published count), got \
+             {n_max}"
+        ))
+        .into());
+    }
+    if args.n_min > n_max {
+        let n_min = args.n_min;
+        return Err(UsageError(format!(
+            "--n-min ({n_min}) is larger than --n-max ({n_max})"
+        ))
+        .into());
+    }
+    let defaults = Settings::defaults(num_cpus::get());
+    let settings = Settings {
+        n_min: args.n_min,
+        n_max,
+        budget_s: match args.n_max {
+            Some(_) => None,
+            None => Some(args.budget.unwrap_or(Settings::DEFAULT_BUDGET_S)),
+        },
+        threads: args.threads.clone().unwrap_or(defaults.threads),
+        repeat: args.repeat,
+        split_depths: args.split_depth.clone().unwrap_or_default(),
+        methods: args.method.clone().unwrap_or(defaults.methods),
+        kernel: args.engine.cpu_kernel(),
+        devices: args.engine.devices()?,
+        min_run_ms: args.min_run_ms,
+        unique: args.unique,
+    };
+    if settings.devices == nqueens::Devices::Gpus {
+        // Says on stderr, once, when there is no GPU to add.
+        args.engine.engine(1)?;
+    }
+    settings.validate().map_err(usage)?;
+    Ok(settings)
+}
+
+/// A benchmark's error for the command line: the settings' errors are usage errors, with the
+/// options that change them.
+fn usage(e: BenchError) -> Failure {
+    match e {
+        BenchError::Invalid(m) => UsageError(m).into(),
+        e @ BenchError::OverBudget { .. } => {
+            UsageError(format!("{e}; raise --budget or lower --n-min")).into()
+        }
+        other => other.into(),
+    }
+}
+
+pub fn run(args: &BenchArgs) -> Result<Exit> {
+    let settings = settings(args)?;
+    let machine = Machine::detect(command_line());
+    // Before any run: a folder that cannot take the results stops here.
+    let out = OutDir::prepare(args.out.as_deref(), args.overwrite, &machine.host)?;
+    let signals = super::longrun::catch_signals()?;
+    let terminal = std::io::stderr().is_terminal();
+    let mut progress = Display::new(terminal, args.progress && !terminal);
+    let stop = Some(signals.cancel.clone());
+    let result = bench::run(&settings, machine, &mut progress, stop);
+    progress.finish();
+    let (report, failure) = match result {
+        Ok(report) => (report, None),
+        // The runs measured before a failure are written too, marked partial.
+        Err(BenchError::Failed { error, report }) => (*report, Some(*error)),
+        Err(e) => {
+            out.remove_if_empty();
+            return Err(usage(e));
+        }
+    };
+    if let Some(w) = report.busy_warning() {
+        note!("nqueens: warning: {w}");
+    }
+    let rows = report.rows.len();
+    let code = match (&failure, signals.signal.load(Ordering::SeqCst)) {
+        (Some(e), _) => {
+            note!(
+                "nqueens: error: {e}; the {rows} rows measured before are written, marked partial"
+            );
+            Exit::Mismatch
+        }
+        (None, 0) => Exit::Done,
+        (None, sig) => {
+            match report.partial {
+                Some(_) => note!(
+                    "nqueens: stopped by signal {sig}: the {rows} rows measured by then are \
+                     written, marked partial"
+                ),
+                None => note!(
+                    "nqueens: stopped by signal {sig} after the last run: all {rows} rows are \
+                     written"
+                ),
+            }
+            Exit::Signal(sig as i32)
+        }
+    };
+    write(&report, &out, code)
+}
+
+/// Writes the results where `out` says, or where they can go (see [`save`]), and lists the
+/// files on standard output: `code`, or a failure where they did not reach `out`.
+fn write(report: &Report, out: &OutDir, code: Exit) -> Result<Exit> {
+    let mut stdout = std::io::stdout().lock();
+    let (written, code) = match save(report, &out.path, &std::env::temp_dir(), out.overwrite) {
+        Saved::Here(written) => (written, code),
+        Saved::Fallback { error, written } => {
+            let dir = written.first().and_then(|p| p.parent());
+            let dir = dir.map_or_else(String::new, |p| p.display().to_string());
+            note!("nqueens: error: {error}; the results are in {dir} instead");
+            (written, Exit::Mismatch)
+        }
+        Saved::Nowhere { error } => {
+            note!(
+                "nqueens: error: {error}, and no fallback folder could be written either; \
+                 scaling.json follows on standard output"
+            );
+            stdout.write_all(&export::json(report).map_err(usage)?)?;
+            stdout.flush()?;
+            return Ok(Exit::Mismatch);
+        }
+    };
+    for path in written {
+        writeln!(stdout, "{}", path.display())?;
+    }
+    Ok(code)
 }
 
 /// What the progress display knows of the step in progress.
@@ -151,40 +275,12 @@ struct Display {
 
 impl Display {
     fn new(bar: bool, lines: bool) -> Display {
-        let start = Instant::now();
         let step: Arc<Mutex<Option<Step>>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
         let bar = bar.then(|| ProgressBar::with_draw_target(Some(1_000_000), stderr_target()));
         let ticker = (bar.is_some() || lines).then(|| {
             let (step, stop, bar) = (step.clone(), stop.clone(), bar.clone());
-            std::thread::spawn(move || {
-                let mut fitted = bar.as_ref().map(Fitted::new);
-                let mut last_line = Instant::now();
-                while !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(200));
-                    let Some(s) = step.lock().map(|s| s.clone()).unwrap_or(None) else {
-                        continue;
-                    };
-                    let (share, left) = share_and_left(&s, start.elapsed(), s.started.elapsed());
-                    let texts = messages(&s.label, start.elapsed(), left);
-                    match (&bar, &mut fitted) {
-                        (Some(bar), Some(fitted)) => {
-                            let room = fitted.room(bar);
-                            bar.set_position((share * 1e6) as u64);
-                            bar.set_message(fit(&texts, room));
-                        }
-                        _ if last_line.elapsed() >= Duration::from_secs(10) => {
-                            last_line = Instant::now();
-                            note!(
-                                "nqueens: bench: {:.1}% of the expected time, {}",
-                                share * 100.0,
-                                texts[0]
-                            );
-                        }
-                        _ => {}
-                    }
-                }
-            })
+            std::thread::spawn(move || tick(&step, &stop, bar.as_ref()))
         });
         Display {
             step,
@@ -206,11 +302,44 @@ impl Display {
     }
 }
 
+/// The display's thread: every 200 ms until `stop`, the share and the ETA of `step` on the
+/// bar, or every 10 s on a line without one.
+fn tick(step: &Mutex<Option<Step>>, stop: &AtomicBool, bar: Option<&ProgressBar>) {
+    let start = Instant::now();
+    let mut fitted = bar.map(Fitted::new);
+    let mut last_line = Instant::now();
+    while !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(200));
+        let Some(s) = step.lock().map(|s| s.clone()).unwrap_or(None) else {
+            continue;
+        };
+        let (share, left) = share_and_left(&s, start.elapsed(), s.started.elapsed());
+        let texts = messages(&s.label, start.elapsed(), left);
+        match (bar, &mut fitted) {
+            (Some(bar), Some(fitted)) => {
+                let room = fitted.room(bar);
+                bar.set_position((share * 1e6) as u64);
+                bar.set_message(fit(&texts, room));
+            }
+            _ if last_line.elapsed() >= Duration::from_secs(10) => {
+                last_line = Instant::now();
+                let pct = share * 100.0;
+                note!(
+                    "nqueens: bench: {pct:.1}% of the expected time, {}",
+                    texts[0]
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
 impl Progress for Display {
     fn step(&mut self, label: &str, expected: Duration, after: Duration) {
         if let Ok(mut s) = self.step.lock() {
+            let label = label.to_string();
             *s = Some(Step {
-                label: label.to_string(),
+                label,
                 started: Instant::now(),
                 expected,
                 after,
@@ -233,19 +362,16 @@ fn messages(label: &str, elapsed: Duration, left: Duration) -> Vec<String> {
 
 /// The command line as typed, each argument quoted when it needs to be.
 fn command_line() -> String {
-    std::env::args()
-        .map(|a| {
-            if !a.is_empty()
-                && a.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@".contains(c))
-            {
-                a
-            } else {
-                format!("'{}'", a.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    let plain = |a: &str| {
+        !a.is_empty()
+            && a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@".contains(c))
+    };
+    let quoted = |a: String| match plain(&a) {
+        true => a,
+        false => format!("'{}'", a.replace('\'', r"'\''")),
+    };
+    std::env::args().map(quoted).collect::<Vec<_>>().join(" ")
 }
 
 /// The names of the files a benchmark writes.
@@ -255,10 +381,8 @@ fn result_names() -> Vec<&'static str> {
 
 /// The result files of an earlier benchmark in `dir`.
 fn earlier_results(dir: &Path) -> Vec<&'static str> {
-    result_names()
-        .into_iter()
-        .filter(|name| dir.join(name).symlink_metadata().is_ok())
-        .collect()
+    let exists = |name: &&str| dir.join(name).symlink_metadata().is_ok();
+    result_names().into_iter().filter(exists).collect()
 }
 
 /// The output folder, checked: where the results will go, whether this run created it, and
@@ -288,30 +412,11 @@ impl OutDir {
                 }
                 dir.to_path_buf()
             }
-            None => {
-                let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
-                let base = PathBuf::from("results").join(format!("{date}-{host}"));
-                let free = |p: &Path| !p.exists() || (p.is_dir() && earlier_results(p).is_empty());
-                let path = std::iter::once(base.clone())
-                    .chain((2..).map(|i| PathBuf::from(format!("{}-{i}", base.display()))))
-                    .find(|p| free(p))
-                    .expect("some suffix is free");
-                if path != base {
-                    note!(
-                        "nqueens: {} holds an earlier benchmark; writing to {}",
-                        base.display(),
-                        path.display()
-                    );
-                }
-                path
-            }
+            None => default_dir(host),
         };
         let unusable = |why: String| -> Failure {
-            UsageError(format!(
-                "cannot write the results to {}: {why}",
-                path.display()
-            ))
-            .into()
+            let path = path.display();
+            UsageError(format!("cannot write the results to {path}: {why}")).into()
         };
         if path.exists() && !path.is_dir() {
             return Err(unusable("it is not a folder".into()));
@@ -319,11 +424,10 @@ impl OutDir {
         let created = !path.exists();
         std::fs::create_dir_all(&path).map_err(|e| unusable(e.to_string()))?;
         if let Err(e) = probe(&path) {
-            let why = unusable(e.to_string());
             if created {
                 let _ = std::fs::remove_dir(&path);
             }
-            return Err(why);
+            return Err(unusable(e.to_string()));
         }
         Ok(OutDir {
             path,
@@ -338,6 +442,23 @@ impl OutDir {
             let _ = std::fs::remove_dir(&self.path);
         }
     }
+}
+
+/// `results/<date>-<host>`, or the first of `-2`, `-3`, … after it that holds no earlier
+/// benchmark (and says so).
+fn default_dir(host: &str) -> PathBuf {
+    let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
+    let base = PathBuf::from("results").join(format!("{date}-{host}"));
+    let free = |p: &Path| !p.exists() || (p.is_dir() && earlier_results(p).is_empty());
+    let path = std::iter::once(base.clone())
+        .chain((2..).map(|i| PathBuf::from(format!("{}-{i}", base.display()))))
+        .find(|p| free(p))
+        .expect("some suffix is free");
+    if path != base {
+        let (base, path) = (base.display(), path.display());
+        note!("nqueens: {base} holds an earlier benchmark; writing to {path}");
+    }
+    path
 }
 
 /// Writes and removes a file of the size of a benchmark's results in `dir`: a folder that is
@@ -389,160 +510,14 @@ fn save(report: &Report, dir: &Path, fallback_root: &Path, overwrite: bool) -> S
         .prefix("nqueens-bench-")
         .tempdir_in(fallback_root)
         .map(tempfile::TempDir::keep);
-    match fallback {
-        Ok(other) => match export::write_all(report, &other) {
-            Ok(written) => Saved::Fallback { error, written },
-            Err(_) => {
-                let _ = std::fs::remove_dir_all(&other);
-                Saved::Nowhere { error }
-            }
-        },
-        Err(_) => Saved::Nowhere { error },
-    }
-}
-
-/// SIGINT, SIGTERM and SIGHUP set `stop` and record their number in `signal`; a second one
-/// while the first is being handled exits at once.
-fn register_signals(stop: &Arc<AtomicBool>, signal: &Arc<AtomicUsize>) -> std::io::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    use signal_hook::flag;
-    for sig in [SIGINT, SIGTERM, SIGHUP] {
-        // Registered first, so it sees the flag as it was before this signal set it.
-        flag::register_conditional_shutdown(sig, 128 + sig, stop.clone())?;
-        flag::register_usize(sig, signal.clone(), sig as usize)?;
-        flag::register(sig, stop.clone())?;
-    }
-    Ok(())
-}
-
-pub fn run(args: &BenchArgs) -> Result<Exit> {
-    let n_max = args.n_max.unwrap_or(MAX_KNOWN_N);
-    if n_max > MAX_KNOWN_N {
-        return Err(UsageError(format!(
-            "--n-max must be at most {MAX_KNOWN_N} (the largest N with a published count), got \
-             {n_max}"
-        ))
-        .into());
-    }
-    if args.n_min > n_max {
-        return Err(UsageError(format!(
-            "--n-min ({}) is larger than --n-max ({n_max})",
-            args.n_min
-        ))
-        .into());
-    }
-    let mut settings = Settings::defaults(num_cpus::get());
-    settings.n_min = args.n_min;
-    settings.n_max = n_max;
-    settings.budget_s = match args.n_max {
-        Some(_) => None,
-        None => Some(args.budget.unwrap_or(bench::Settings::DEFAULT_BUDGET_S)),
+    let Ok(other) = fallback else {
+        return Saved::Nowhere { error };
     };
-    settings.repeat = args.repeat;
-    if let Some(t) = &args.threads {
-        settings.threads = t.clone();
-    }
-    if let Some(k) = &args.split_depth {
-        settings.split_depths = k.clone();
-    }
-    if let Some(m) = &args.method {
-        settings.methods = m.clone();
-    }
-    settings.kernel = args.engine.cpu_kernel();
-    settings.devices = args.engine.devices()?;
-    if settings.devices == nqueens::Devices::Gpus {
-        // Says on stderr, once, when there is no GPU to add.
-        args.engine.engine(1)?;
-    }
-    settings.min_run_ms = args.min_run_ms;
-    let usage = |e: BenchError| -> Failure {
-        match e {
-            BenchError::Invalid(m) => UsageError(m).into(),
-            other => other.into(),
-        }
-    };
-    settings.validate().map_err(usage)?;
-    let machine = Machine::detect(command_line());
-    // Before any run: a folder that cannot take the results stops here.
-    let out = OutDir::prepare(args.out.as_deref(), args.overwrite, &machine.host)?;
-
-    let stop = Arc::new(AtomicBool::new(false));
-    let signal = Arc::new(AtomicUsize::new(0));
-    register_signals(&stop, &signal)?;
-    let terminal = std::io::stderr().is_terminal();
-    let mut progress = Display::new(terminal, args.progress && !terminal);
-    let expected = |n: u32| known::published(n).map(|p| p.total);
-    let result = bench::run_until(&settings, machine, &expected, &mut progress, Some(stop));
-    progress.finish();
-    let (report, failure) = match result {
-        Ok(report) => (report, None),
-        // The runs measured before a failure are written too, marked partial.
-        Err(BenchError::Failed { error, report }) => (*report, Some(*error)),
-        Err(e) => {
-            out.remove_if_empty();
-            return Err(usage(e));
-        }
-    };
-    if let Some(w) = report.busy_warning() {
-        note!("nqueens: warning: {w}");
-    }
-    let code = match (&failure, signal.load(Ordering::SeqCst)) {
-        (Some(e), _) => {
-            note!(
-                "nqueens: error: {e}; the {} rows measured before are written, marked partial",
-                report.rows.len()
-            );
-            Exit::Mismatch
-        }
-        (None, 0) => Exit::Done,
-        (None, sig) => {
-            let rows = report.rows.len();
-            match report.partial {
-                Some(_) => note!(
-                    "nqueens: stopped by signal {sig}: the {rows} rows measured by then are \
-                     written, marked partial"
-                ),
-                None => note!(
-                    "nqueens: stopped by signal {sig} after the last run: all {rows} rows are \
-                     written"
-                ),
-            }
-            Exit::Signal(sig as i32)
-        }
-    };
-    let fallback = |written: &[PathBuf]| {
-        written
-            .first()
-            .and_then(|p| p.parent())
-            .map_or_else(String::new, |p| p.display().to_string())
-    };
-    let mut stdout = std::io::stdout().lock();
-    match save(&report, &out.path, &std::env::temp_dir(), out.overwrite) {
-        Saved::Here(written) => {
-            for path in written {
-                writeln!(stdout, "{}", path.display())?;
-            }
-            Ok(code)
-        }
-        Saved::Fallback { error, written } => {
-            note!(
-                "nqueens: error: {error}; the results are in {} instead",
-                fallback(&written)
-            );
-            for path in written {
-                writeln!(stdout, "{}", path.display())?;
-            }
-            Ok(Exit::Mismatch)
-        }
-        Saved::Nowhere { error } => {
-            note!(
-                "nqueens: error: {error}, and no fallback folder could be written either; \
-                 scaling.json follows on standard output"
-            );
-            let bytes = export::json(&report).map_err(usage)?;
-            stdout.write_all(&bytes)?;
-            stdout.flush()?;
-            Ok(Exit::Mismatch)
+    match export::write_all(report, &other) {
+        Ok(written) => Saved::Fallback { error, written },
+        Err(_) => {
+            let _ = std::fs::remove_dir_all(&other);
+            Saved::Nowhere { error }
         }
     }
 }
@@ -596,21 +571,17 @@ mod tests {
 
     #[test]
     fn a_failed_write_keeps_the_results_in_a_fallback_folder() {
-        let report = nqueens::bench::run(
-            &Settings {
-                n_min: 5,
-                n_max: 6,
-                budget_s: None,
-                threads: vec![1],
-                repeat: 1,
-                min_run_ms: 1,
-                ..Settings::defaults(1)
-            },
-            Machine::detect("test".into()),
-            &|n| known::published(n).map(|p| p.total),
-            &mut (),
-        )
-        .unwrap();
+        let settings = Settings {
+            n_min: 5,
+            n_max: 6,
+            budget_s: None,
+            threads: vec![1],
+            repeat: 1,
+            min_run_ms: 1,
+            ..Settings::defaults(1)
+        };
+        let machine = Machine::detect("test".into());
+        let report = nqueens::bench::run(&settings, machine, &mut (), None).unwrap();
         let tmp = tempfile::tempdir().unwrap();
         // A folder under a regular file cannot be made, not even by root.
         let file = tmp.path().join("file");

@@ -169,6 +169,7 @@ blame_by_method!(
     nqueens::longrun::MergeError
 );
 
+#[cfg(feature = "bench")]
 impl Blame for nqueens::bench::BenchError {
     fn is_bad_input(&self) -> bool {
         match self {

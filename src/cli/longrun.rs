@@ -373,8 +373,8 @@ fn shown_path(path: &std::path::Path) -> String {
 
 /// The flags the signal handlers set: `cancel` on any of them, `signal` its number.
 pub struct Signals {
-    cancel: Arc<AtomicBool>,
-    signal: Arc<AtomicUsize>,
+    pub cancel: Arc<AtomicBool>,
+    pub signal: Arc<AtomicUsize>,
 }
 
 /// Installs the handlers of a long run, first thing, so that a signal before the run starts

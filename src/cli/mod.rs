@@ -11,6 +11,7 @@ macro_rules! note {
 }
 
 mod audit;
+#[cfg(feature = "bench")]
 mod bench;
 mod count;
 mod devices;
@@ -59,6 +60,7 @@ enum Command {
     Uva750(uva750::Uva750Args),
     Merge(merge::MergeArgs),
     Audit(audit::AuditArgs),
+    #[cfg(feature = "bench")]
     Bench(bench::BenchArgs),
     Devices(devices::DevicesArgs),
     Generate(generate::GenerateArgs),
@@ -104,6 +106,7 @@ pub fn run() -> Result<Exit> {
         Some(Command::Uva750(args)) => uva750::run(&args),
         Some(Command::Merge(args)) => merge::run(&args),
         Some(Command::Audit(args)) => audit::run(&args),
+        #[cfg(feature = "bench")]
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Devices(args)) => devices::run(&args),
         Some(Command::Generate(args)) => generate::run(&args),
@@ -254,6 +257,7 @@ pub fn parse_threads(s: &str) -> Result<usize, String> {
 }
 
 /// Parses a positive integer (an option's value, or one item of a comma-separated list).
+#[cfg(feature = "bench")]
 pub fn positive<T: std::str::FromStr + PartialEq + Default>(s: &str) -> Result<T, String> {
     match s.trim().parse::<T>() {
         Ok(v) if v != T::default() => Ok(v),

@@ -7,8 +7,6 @@ pub(crate) mod cost;
 pub(crate) mod eta;
 mod evaluate;
 mod job;
-#[cfg(test)]
-mod measure;
 mod units;
 
 pub(crate) use crate::search::Unit;

@@ -1,38 +1,20 @@
-//! `scaling.csv`: one row per configuration, the fields of [`Row`](crate::bench::Row) as columns (empty cells for
-//! the figures that do not apply, such as the split depth of the serial solver).
+//! `scaling.csv`: one row per configuration, the fields of [`Row`](crate::bench::Row) as
+//! columns (empty cells for the figures that do not apply, such as the split depth of the
+//! serial solver), written as `scaling.json` writes them.
 
+use super::markup::Table;
 use super::Exporter;
 use crate::bench::{BenchError, Report};
+use serde_json::Value;
 
 /// The CSV export.
 pub struct Csv;
 
-/// The columns of `scaling.csv`, in order: the fields of [`crate::bench::Row`].
-pub const HEADER: [&str; 23] = [
-    "n",
-    "solver",
-    "method",
-    "threads",
-    "split_depth",
-    "units",
-    "repeats",
-    "solutions",
-    "median_s",
-    "min_s",
-    "cpu_s",
-    "speedup",
-    "efficiency",
-    "scaling",
-    "solutions_per_s",
-    "nodes",
-    "nodes_per_s",
-    "unit_max_over_mean",
-    "tail_share",
-    "kernel",
-    "counts_per_run",
-    "too_short",
-    "short_for_scaling",
-];
+/// The columns of `scaling.csv`, in order: the fields of [`crate::bench::Row`]; a column added
+/// in a later schema comes last, so that the others keep their places.
+pub const HEADER: &str = "n,solver,method,threads,split_depth,units,repeats,solutions,median_s,\
+    min_s,cpu_s,speedup,efficiency,scaling,solutions_per_s,nodes,nodes_per_s,unit_max_over_mean,\
+    tail_share,kernel,counts_per_run,too_short,short_for_scaling,unique";
 
 impl Exporter for Csv {
     fn file_name(&self) -> &'static str {
@@ -40,18 +22,24 @@ impl Exporter for Csv {
     }
 
     fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError> {
-        let err = |e: &dyn std::fmt::Display| BenchError::Render {
-            file: "scaling.csv",
-            message: e.to_string(),
-        };
-        let mut w = csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_writer(Vec::new());
-        w.write_record(HEADER).map_err(|e| err(&e))?;
+        let mut table = Table::new(HEADER.split(','));
         for row in &report.rows {
-            w.serialize(row).map_err(|e| err(&e))?;
+            let row = serde_json::to_value(row).map_err(|e| BenchError::Render {
+                file: "scaling.csv",
+                message: e.to_string(),
+            })?;
+            table.row(
+                HEADER
+                    .split(',')
+                    .map(|column| match &row[column] {
+                        Value::Null => String::new(),
+                        Value::String(s) => s.clone(),
+                        figure => figure.to_string(),
+                    })
+                    .collect(),
+            );
         }
-        w.into_inner().map_err(|e| err(&e))
+        Ok(table.csv().into_bytes())
     }
 }
 
@@ -66,7 +54,7 @@ mod tests {
         let bytes = Csv.render(&report).unwrap();
         let mut r = csv::Reader::from_reader(bytes.as_slice());
         let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-        assert_eq!(header, HEADER);
+        assert_eq!(header, HEADER.split(',').collect::<Vec<_>>());
         let records: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
         assert_eq!(records.len(), report.rows.len());
         // The serial row: no split depth, units or load-balance figures.
@@ -96,6 +84,8 @@ mod tests {
         // Every row names its method and kernel.
         assert_eq!((&serial[2], &serial[19]), ("mirror", "dfs"));
         assert_eq!((&engine[2], &engine[19]), ("mirror", "avx2"));
+        // The unique count, last: the engine's, none for the serial solver.
+        assert_eq!((&serial[23], &engine[23]), ("", "92"));
     }
 
     #[test]
@@ -121,7 +111,7 @@ mod tests {
         // Serialising a row through serde_json gives its field names in declaration order.
         let row = serde_json::to_value(&sample().rows[0]).unwrap();
         let keys: Vec<&String> = row.as_object().unwrap().keys().collect();
-        let mut header: Vec<&str> = HEADER.to_vec();
+        let mut header: Vec<&str> = HEADER.split(',').collect();
         header.sort_unstable();
         let mut keys: Vec<&str> = keys.iter().map(|k| k.as_str()).collect();
         keys.sort_unstable();

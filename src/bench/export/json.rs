@@ -60,7 +60,7 @@ mod tests {
     fn json_has_the_machine_settings_and_rows() {
         let v: serde_json::Value =
             serde_json::from_slice(&Json.render(&sample()).unwrap()).unwrap();
-        assert_eq!(v["schema_version"], crate::bench::SCHEMA_VERSION);
+        assert_eq!(v["schema_version"], crate::bench::report::SCHEMA_VERSION);
         let m = &v["machine"];
         for key in [
             "host",

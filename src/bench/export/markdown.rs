@@ -1,36 +1,134 @@
-//! `summary.md`: the machine, a table of every configuration and the load-balance table, for
+//! `summary.md`: the machine, a table of every configuration and the load-balance tables, for
 //! the README's Performance section and for reports.
 
+use super::markup::{opt, plural, si, sig3, Table};
 use super::Exporter;
-use crate::bench::{stats, BenchError, Report, Row, Settings, Solver, MAX_COUNTS_PER_RUN};
-use std::fmt::Write;
+use crate::bench::timing::MAX_COUNTS_PER_RUN;
+use crate::bench::{stats, BenchError, Report, Row, Settings, Solver};
+use std::time::Duration;
 
 /// The markdown export.
 pub struct Markdown;
 
-/// `x` with three significant digits and a k/M/G suffix (`12.3 M`).
-pub fn si(x: f64) -> String {
-    let (v, unit) = match x.abs() {
-        a if a >= 1e9 => (x / 1e9, " G"),
-        a if a >= 1e6 => (x / 1e6, " M"),
-        a if a >= 1e3 => (x / 1e3, " k"),
-        _ => (x, ""),
-    };
-    format!("{}{unit}", sig3(v))
+/// The mark of a figure from a run too short to time ([`Row::too_short`]).
+const SHORT: &str = "†";
+
+/// The mark of a scaling or an efficiency from a parallel run too short to judge scaling by
+/// ([`Row::short_for_scaling`]).
+const SHORT_FOR_SCALING: &str = "‡";
+
+impl Exporter for Markdown {
+    fn file_name(&self) -> &'static str {
+        "summary.md"
+    }
+
+    fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError> {
+        let mut text = "# N-Queens scaling benchmark\n\n".to_string();
+        if let Some(p) = &report.partial {
+            text += &format!("**Partial**: {p}.\n\n");
+        }
+        notes(report)
+            .iter()
+            .for_each(|line| text += &format!("- {line}\n"));
+        text += "\n";
+        text += &rows(report).markdown();
+        let parallel: Vec<&Row> = engine_rows(report).filter(|r| r.threads > 1).collect();
+        if !parallel.is_empty() {
+            text += "\n## Load balance\n\nUnit max ÷ mean: the costliest work unit's time over \
+                     the mean unit time. Tail: the share of the wall time after the first worker \
+                     ran out of units (medians over the runs). The worker that runs out of units \
+                     first waits through the whole tail, so the tail bounds the parallel \
+                     efficiency: efficiency ≤ 1 − tail ÷ threads.\n\n";
+            text += &balance(report, &parallel).markdown();
+        }
+        if !report.projections.is_empty() {
+            text += "\n## Projected load balance\n\nThe best efficiency the work units allow at \
+                     more threads than this machine has: the unit costs measured on 1 thread \
+                     (each unit's cheapest time over the runs), handed out in index order to \
+                     whichever simulated worker is free first, as the engine does (load balance \
+                     only: no memory, frequency or scheduling-overhead effects).\n\n";
+            text += &projections(report).markdown();
+        }
+        Ok(text.into_bytes())
+    }
 }
 
-/// `x` with three significant digits (`0.00123`, `12.3`, `456`).
-pub fn sig3(x: f64) -> String {
-    if !x.is_finite() || x == 0.0 {
-        return format!("{x}");
+fn engine_rows(report: &Report) -> impl Iterator<Item = &Row> {
+    report.rows.iter().filter(|r| r.solver == Solver::Engine)
+}
+
+/// The lines above the table: where, what and how it was measured, and the warnings.
+fn notes(report: &Report) -> Vec<String> {
+    let (m, settings) = (&report.machine, &report.settings);
+    let memory = m.memory_bytes.map_or(String::new(), |b| {
+        format!(", {:.1} GiB memory", b as f64 / (1u64 << 30) as f64)
+    });
+    let measured = || report.rows.iter().map(|r| r.n);
+    let range = match (measured().min(), measured().max()) {
+        (Some(a), Some(b)) if a == b => format!("N = {a}"),
+        (Some(a), Some(b)) => format!("N = {a} to {b}"),
+        _ => "no N".into(),
+    };
+    let budget = settings.budget_s.map_or(String::new(), |b| {
+        let b = crate::longrun::estimate::human(Duration::from_secs(b));
+        format!(" (open range, budget {b})")
+    });
+    let mut notes =
+        vec![
+        format!(
+            "Machine: `{}`: {}, {} logical / {} physical cores{memory}; {}",
+            m.host, m.cpu_model, m.logical_cores, m.physical_cores, m.os
+        ),
+        format!("Build: {}, commit `{}`", m.rustc, m.git_commit),
+        format!("Command: `{}` (started {})", m.command_line, report.started_utc),
+        format!("Range: {range}{budget}; ended: {}.", report.range_end),
+        format!(
+            "{} per configuration; times are medians (min = fastest run); CPU = user + system \
+             time of the process; every count checked against the published value.",
+            plural(settings.repeat, "timed run")
+        ),
+        "Speed-up = the serial solver's median ÷ median: the gain over the serial solver, what \
+         the method and the kernel gain included. Scaling = the same method's 1-thread engine \
+         median ÷ median. Efficiency = parallel efficiency = scaling ÷ threads, at most 1 (a \
+         scaling above the thread count is capped and marked *)."
+            .into(),
+        format!(
+            "Engine kernel: {} (the serial solver runs its own depth-first search).",
+            settings.kernel
+        ),
+        format!("Nodes: {}.", report.nodes_note),
+        repetition_note(settings.min_run_ms),
+    ];
+    notes.extend(report.busy_warning().map(|w| format!("**Warning**: {w}.")));
+    let short = report.rows.iter().filter(|r| r.too_short).count();
+    if short > 0 {
+        let per_run = match settings.min_run_ms {
+            0 => "10 ms a run, with repetition off".into(),
+            ms => format!("{ms} ms a run"),
+        };
+        notes.push(format!(
+            "**Warning**: {} of {} marked {SHORT}: timed over less than {per_run}; their times \
+             and every speed-up, scaling and efficiency from them are noise.",
+            plural(short, "row"),
+            report.rows.len()
+        ));
     }
-    let digits = (2 - x.abs().log10().floor() as i32).max(0) as usize;
-    format!("{x:.digits$}")
+    let short = report.rows.iter().filter(|r| r.short_for_scaling).count();
+    if short > 0 {
+        let parallel = engine_rows(report).filter(|r| r.threads > 1).count();
+        notes.push(format!(
+            "{SHORT_FOR_SCALING}: {short} of {} on several threads lasted under {} s, too \
+             short to judge scaling by: making the plan, waking the workers and the tail weigh \
+             on them, so their scaling and efficiency understate a long count.",
+            plural(parallel, "engine row"),
+            Settings::SCALING_MIN_S
+        ));
+    }
+    notes
 }
 
 /// How short counts were timed, in words.
-fn repetition_note(report: &Report) -> String {
-    let ms = report.settings.min_run_ms;
+fn repetition_note(ms: u32) -> String {
     if ms > 0 {
         format!(
             "A count under 10 ms is repeated within its timed run until the run has lasted at \
@@ -47,22 +145,6 @@ fn repetition_note(report: &Report) -> String {
     }
 }
 
-fn opt(x: Option<f64>, f: impl Fn(f64) -> String) -> String {
-    x.map(f).unwrap_or_else(|| "–".into())
-}
-
-/// `count` and `word`, with an `s` unless the count is 1 ("1 timed run", "3 timed runs").
-pub fn plural(count: usize, word: &str) -> String {
-    format!("{count} {word}{}", if count == 1 { "" } else { "s" })
-}
-
-/// The mark of a figure from a run too short to time ([`Row::too_short`]).
-const SHORT: &str = "†";
-
-/// The mark of a scaling or an efficiency from a parallel run too short to judge scaling by
-/// ([`Row::short_for_scaling`]).
-const SHORT_FOR_SCALING: &str = "‡";
-
 /// `SHORT` where `noisy`, else nothing.
 fn mark(noisy: bool) -> &'static str {
     if noisy {
@@ -72,297 +154,141 @@ fn mark(noisy: bool) -> &'static str {
     }
 }
 
-/// Whether the scaling and efficiency of `r` rest on a run too short to time: its own or the
-/// 1-thread run of the same method and kernel it is scaled against.
-fn noisy_scaling(report: &Report, r: &Row) -> bool {
-    r.too_short
-        || report.rows.iter().any(|o| {
-            (o.n, o.solver, &o.method, &o.kernel, o.threads)
-                == (r.n, Solver::Engine, &r.method, &r.kernel, 1)
-                && o.too_short
-        })
-}
-
-/// Whether the speed-up of `r` rests on a run too short to time: its own or the serial
-/// solver's at this N.
-fn noisy_speedup(report: &Report, r: &Row) -> bool {
-    r.too_short
-        || report
-            .rows
-            .iter()
-            .any(|o| o.n == r.n && o.solver == Solver::Serial && o.too_short)
-}
-
-/// The marks of a scaling or an efficiency: `†` where it rests on a run too short to time, `‡`
-/// where its run was too short to judge scaling by.
+/// The marks of a scaling or an efficiency: `†` where it rests on a run too short to time (its
+/// own, or the 1-thread run of the same method and kernel it is scaled against), `‡` where its
+/// run was too short to judge scaling by.
 fn scaling_marks(report: &Report, r: &Row) -> String {
+    let noisy = r.too_short
+        || engine_rows(report).any(|o| {
+            (o.n, &o.method, &o.kernel, o.threads) == (r.n, &r.method, &r.kernel, 1) && o.too_short
+        });
     let scaling = if r.short_for_scaling {
         SHORT_FOR_SCALING
     } else {
         ""
     };
-    format!("{}{scaling}", mark(noisy_scaling(report, r)))
+    format!("{}{scaling}", mark(noisy))
 }
 
 /// The parallel efficiency of a row, `*` after it where a scaling above the thread count was
 /// capped at 1, then its [`scaling_marks`].
 fn efficiency_cell(report: &Report, r: &Row) -> String {
     let capped = r.scaling.is_some_and(|x| stats::superlinear(x, r.threads));
+    let capped = if capped { "*" } else { "" };
     opt(r.efficiency, |x| {
-        format!(
-            "{x:.2}{}{}",
-            if capped { "*" } else { "" },
-            scaling_marks(report, r)
-        )
+        format!("{x:.2}{capped}{}", scaling_marks(report, r))
     })
 }
 
-impl Exporter for Markdown {
-    fn file_name(&self) -> &'static str {
-        "summary.md"
-    }
-
-    fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError> {
-        let m = &report.machine;
-        let mut s = String::new();
-        let memory = m
-            .memory_bytes
-            .map(|b| format!(", {:.1} GiB memory", b as f64 / (1u64 << 30) as f64))
-            .unwrap_or_default();
-        // Writing to a String cannot fail.
-        let _ = writeln!(s, "# N-Queens scaling benchmark\n");
-        if let Some(p) = &report.partial {
-            let _ = writeln!(s, "**Partial**: {p}.\n");
-        }
-        let _ = writeln!(
-            s,
-            "- Machine: `{}`: {}, {} logical / {} physical cores{memory}; {}",
-            m.host, m.cpu_model, m.logical_cores, m.physical_cores, m.os
-        );
-        let _ = writeln!(s, "- Build: {}, commit `{}`", m.rustc, m.git_commit);
-        let _ = writeln!(
-            s,
-            "- Command: `{}` (started {})",
-            m.command_line, report.started_utc
-        );
-        let measured: Vec<u32> = report.rows.iter().map(|r| r.n).collect();
-        let range = match (measured.iter().min(), measured.iter().max()) {
-            (Some(a), Some(b)) if a == b => format!("N = {a}"),
-            (Some(a), Some(b)) => format!("N = {a} to {b}"),
-            _ => "no N".into(),
-        };
-        let budget = report.settings.budget_s.map_or(String::new(), |b| {
-            format!(
-                " (open range, budget {})",
-                crate::longrun::estimate::human(std::time::Duration::from_secs(b))
-            )
-        });
-        let _ = writeln!(s, "- Range: {range}{budget}; ended: {}.", report.range_end);
-        let _ = writeln!(
-            s,
-            "- {} per configuration; times are medians (min = fastest run); CPU = user + system \
-             time of the process; every count checked against the published value.",
-            plural(report.settings.repeat, "timed run")
-        );
-        let _ = writeln!(
-            s,
-            "- Speed-up = the serial solver's median ÷ median: the gain over the serial solver, \
-             what the method and the kernel gain included. Scaling = the same method's 1-thread \
-             engine median ÷ median. Efficiency = parallel efficiency = scaling ÷ threads, at most \
-             1 (a scaling above the thread count is capped and marked *)."
-        );
-        let _ = writeln!(
-            s,
-            "- Engine kernel: {} (the serial solver runs its own depth-first search).",
-            report.settings.kernel
-        );
-        let _ = writeln!(s, "- Nodes: {}.", report.nodes_note);
-        let _ = writeln!(s, "- {}", repetition_note(report));
-        if let Some(w) = report.busy_warning() {
-            let _ = writeln!(s, "- **Warning**: {w}.");
-        }
-        let short = report.rows.iter().filter(|r| r.too_short).count();
-        if short > 0 {
-            let _ = writeln!(
-                s,
-                "- **Warning**: {} of {} marked {SHORT}: timed over less than {}; their times \
-                 and every speed-up, scaling and efficiency from them are noise.",
-                plural(short, "row"),
-                report.rows.len(),
-                if report.settings.min_run_ms > 0 {
-                    format!("{} ms a run", report.settings.min_run_ms)
-                } else {
-                    "10 ms a run, with repetition off".into()
-                }
-            );
-        }
-        let short = report.rows.iter().filter(|r| r.short_for_scaling).count();
-        if short > 0 {
-            let min_s = Settings::SCALING_MIN_S;
-            let _ = writeln!(
-                s,
-                "- {SHORT_FOR_SCALING}: {short} of {} on several threads lasted under \
-                 {min_s} s, too short to judge scaling by: making the plan, waking the \
-                 workers and the tail weigh on them, so their scaling and efficiency understate a \
-                 long count.",
-                plural(
-                    report
-                        .rows
-                        .iter()
-                        .filter(|r| r.solver == Solver::Engine && r.threads > 1)
-                        .count(),
-                    "engine row"
-                ),
-            );
-        }
-        let _ = writeln!(s);
-        let _ = writeln!(
-            s,
-            "| N | solver | method | kernel | threads | depth | units | counts/run | median (s) | \
-             min (s) | CPU (s) | speed-up | efficiency | scaling | solutions/s | nodes/s |"
-        );
-        let _ = writeln!(
-            s,
-            "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-        );
-        for r in &report.rows {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {}{} | {} | {} | {} | {} | {} | {} | {} |",
-                r.n,
-                r.solver,
-                r.method,
-                r.kernel,
-                r.threads,
-                r.split_depth.map_or("–".into(), |k| k.to_string()),
-                r.units.map_or("–".into(), |u| u.to_string()),
-                r.counts_per_run,
-                sig3(r.median_s),
-                mark(r.too_short),
-                sig3(r.min_s),
-                opt(r.cpu_s, sig3),
-                opt(r.speedup, |x| format!(
-                    "{x:.2}{}",
-                    mark(noisy_speedup(report, r))
-                )),
-                efficiency_cell(report, r),
-                opt(r.scaling, |x| format!("{x:.2}{}", scaling_marks(report, r))),
-                opt(r.solutions_per_s, si),
-                opt(r.nodes_per_s, si),
-            );
-        }
-        let balance: Vec<_> = report
+/// The table of every configuration.
+fn rows(report: &Report) -> Table {
+    let mut table = Table::new(
+        "N:|solver|method|kernel|threads:|depth:|units:|counts/run:|median (s):|min (s):|\
+         CPU (s):|speed-up:|efficiency:|scaling:|solutions/s:|nodes/s:"
+            .split('|'),
+    );
+    for r in &report.rows {
+        // The speed-up rests on this run and the serial solver's at this N.
+        let serial_short = report
             .rows
             .iter()
-            .filter(|r| r.solver == Solver::Engine && r.threads > 1)
-            .collect();
-        if !balance.is_empty() {
-            let _ = writeln!(s, "\n## Load balance\n");
-            let _ = writeln!(
-                s,
-                "Unit max ÷ mean: the costliest work unit's time over the mean unit time. Tail: \
-                 the share of the wall time after the first worker ran out of units (medians \
-                 over the runs). The worker that runs out of units first waits through the whole \
-                 tail, so the tail bounds the parallel efficiency: efficiency ≤ 1 − tail ÷ \
-                 threads.\n"
-            );
-            let _ = writeln!(
-                s,
-                "| N | method | kernel | threads | depth | units | unit max ÷ mean | tail | \
-                 efficiency |"
-            );
-            let _ = writeln!(s, "|---:|---|---|---:|---:|---:|---:|---:|---:|");
-            for r in balance {
-                let _ = writeln!(
-                    s,
-                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                    r.n,
-                    r.method,
-                    r.kernel,
-                    r.threads,
-                    r.split_depth.map_or("–".into(), |k| k.to_string()),
-                    r.units.map_or("–".into(), |u| u.to_string()),
-                    opt(r.unit_max_over_mean, |x| format!("{x:.1}")),
-                    opt(r.tail_share, |x| format!("{:.1} %", 100.0 * x)),
-                    efficiency_cell(report, r),
-                );
-            }
-        }
-        if !report.projections.is_empty() {
-            let threads: Vec<usize> = {
-                let mut t: Vec<usize> = report.projections.iter().map(|p| p.threads).collect();
-                t.sort_unstable();
-                t.dedup();
-                t
-            };
-            let _ = writeln!(s, "\n## Projected load balance\n");
-            let _ = writeln!(
-                s,
-                "The best efficiency the work units allow at more threads than this machine \
-                 has: the unit costs measured on 1 thread (each unit's cheapest time over the runs), handed out in index order to \
-                 whichever simulated worker is free first, as the engine does (load balance \
-                 only: no memory, frequency or scheduling-overhead effects).\n"
-            );
-            let heads: Vec<String> = threads.iter().map(|t| format!("{t} threads")).collect();
-            let _ = writeln!(
-                s,
-                "| N | method | kernel | depth | units | {} |",
-                heads.join(" | ")
-            );
-            let _ = writeln!(
-                s,
-                "|---:|---|---|---:|---:|{}",
-                "---:|".repeat(threads.len())
-            );
-            // One line per plan, in the order measured.
-            let mut keys: Vec<(u32, &str, &str, u32, usize)> = Vec::new();
-            for p in &report.projections {
-                let key = (p.n, &*p.method, &*p.kernel, p.split_depth, p.units);
-                if !keys.contains(&key) {
-                    keys.push(key);
-                }
-            }
-            for key in keys {
-                let (n, method, kernel, k, units) = key;
-                let cells: Vec<String> = threads
-                    .iter()
-                    .map(|&t| {
-                        report
-                            .projections
-                            .iter()
-                            .find(|p| {
-                                (p.n, &*p.method, &*p.kernel, p.split_depth, p.units) == key
-                                    && p.threads == t
-                            })
-                            .map_or("–".into(), |p| format!("{:.2}", p.efficiency_bound))
-                    })
-                    .collect();
-                let _ = writeln!(
-                    s,
-                    "| {n} | {method} | {kernel} | {k} | {units} | {} |",
-                    cells.join(" | ")
-                );
-            }
-        }
-        Ok(s.into_bytes())
+            .any(|o| (o.n, o.solver, o.too_short) == (r.n, Solver::Serial, true));
+        table.row(vec![
+            r.n.to_string(),
+            r.solver.to_string(),
+            r.method.clone(),
+            r.kernel.clone(),
+            r.threads.to_string(),
+            opt(r.split_depth, |k| k.to_string()),
+            opt(r.units, |u| u.to_string()),
+            r.counts_per_run.to_string(),
+            format!("{}{}", sig3(r.median_s), mark(r.too_short)),
+            sig3(r.min_s),
+            opt(r.cpu_s, sig3),
+            opt(r.speedup, |x| {
+                format!("{x:.2}{}", mark(r.too_short || serial_short))
+            }),
+            efficiency_cell(report, r),
+            opt(r.scaling, |x| format!("{x:.2}{}", scaling_marks(report, r))),
+            opt(r.solutions_per_s, si),
+            opt(r.nodes_per_s, si),
+        ]);
     }
+    table
+}
+
+/// The load balance of the engine rows on several threads.
+fn balance(report: &Report, parallel: &[&Row]) -> Table {
+    let heads = "N:|method|kernel|threads:|depth:|units:|unit max ÷ mean:|tail:|efficiency:";
+    let mut table = Table::new(heads.split('|'));
+    for r in parallel {
+        table.row(vec![
+            r.n.to_string(),
+            r.method.clone(),
+            r.kernel.clone(),
+            r.threads.to_string(),
+            opt(r.split_depth, |k| k.to_string()),
+            opt(r.units, |u| u.to_string()),
+            opt(r.unit_max_over_mean, |x| format!("{x:.1}")),
+            opt(r.tail_share, |x| format!("{:.1} %", 100.0 * x)),
+            efficiency_cell(report, r),
+        ]);
+    }
+    table
+}
+
+/// The projected efficiency bounds: one line per plan, in the order measured, one column per
+/// thread count.
+fn projections(report: &Report) -> Table {
+    let key = |p: &crate::bench::ProjectionRow| {
+        (
+            p.n,
+            p.method.clone(),
+            p.kernel.clone(),
+            p.split_depth,
+            p.units,
+        )
+    };
+    let mut threads: Vec<usize> = report.projections.iter().map(|p| p.threads).collect();
+    threads.sort_unstable();
+    threads.dedup();
+    let heads = ["N:", "method", "kernel", "depth:", "units:"].map(String::from);
+    let mut table = Table::new(
+        heads
+            .into_iter()
+            .chain(threads.iter().map(|t| format!("{t} threads:"))),
+    );
+    let mut plans = Vec::new();
+    report.projections.iter().map(key).for_each(|k| {
+        if !plans.contains(&k) {
+            plans.push(k)
+        }
+    });
+    for plan in plans {
+        let (n, method, kernel, depth, units) = plan.clone();
+        let mut cells = vec![
+            n.to_string(),
+            method,
+            kernel,
+            depth.to_string(),
+            units.to_string(),
+        ];
+        cells.extend(threads.iter().map(|&t| {
+            let p = report
+                .projections
+                .iter()
+                .find(|p| key(p) == plan && p.threads == t);
+            opt(p, |p| format!("{:.2}", p.efficiency_bound))
+        }));
+        table.row(cells);
+    }
+    table
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::bench::export::tests::sample;
-
-    #[test]
-    fn numbers_are_short() {
-        assert_eq!(sig3(0.0012345), "0.00123");
-        assert_eq!(sig3(12.345), "12.3");
-        assert_eq!(sig3(456.7), "457");
-        assert_eq!(si(95_815_104.0), "95.8 M");
-        assert_eq!(si(1234.0), "1.23 k");
-        assert_eq!(si(2.5e9), "2.50 G");
-        assert_eq!(si(7.0), "7.00");
-    }
 
     /// The cells of column `name` in the table whose header line starts with `header`.
     fn column(text: &str, header: &str, name: &str) -> Vec<String> {

@@ -1,16 +1,12 @@
-//! The result files of a benchmark, one format per file behind one interface: [`Exporter`].
+//! The result files of a benchmark, one format per file behind one interface, [`Exporter`], over
+//! one shared helper for tables and numbers (`markup`).
 
 mod csv;
 mod json;
 mod markdown;
+mod markup;
 #[cfg(feature = "plot")]
 mod svg;
-
-use self::csv::Csv;
-use self::json::Json;
-use self::markdown::Markdown;
-#[cfg(feature = "plot")]
-use self::svg::{ScalingPlot, TimePlot};
 
 use super::{BenchError, Report};
 use std::path::{Path, PathBuf};
@@ -27,19 +23,19 @@ pub trait Exporter {
 /// `plot` feature), `summary.md`.
 pub fn all() -> Vec<Box<dyn Exporter>> {
     vec![
-        Box::new(Csv),
-        Box::new(Json),
+        Box::new(csv::Csv),
+        Box::new(json::Json),
         #[cfg(feature = "plot")]
-        Box::new(ScalingPlot),
+        Box::new(svg::ScalingPlot),
         #[cfg(feature = "plot")]
-        Box::new(TimePlot),
-        Box::new(Markdown),
+        Box::new(svg::TimePlot),
+        Box::new(markdown::Markdown),
     ]
 }
 
 /// `scaling.json` of `report`: what a program reads (the schema is documented on [`Report`]).
 pub fn json(report: &Report) -> Result<Vec<u8>, BenchError> {
-    Json.render(report)
+    json::Json.render(report)
 }
 
 /// Renders every result file of `report` into `dir` (created if missing), each written
@@ -61,9 +57,9 @@ pub fn write_all(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, BenchError
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use crate::bench::machine::Machine;
-    use crate::bench::{ProjectionRow, Report, Row, Settings, Solver, SCHEMA_VERSION};
+mod tests {
+    use crate::bench::report::SCHEMA_VERSION;
+    use crate::bench::{Machine, ProjectionRow, Report, Row, Settings, Solver};
 
     /// A small fixed report: N = 10 and 11, serial and engine on 1 and 2 threads.
     pub fn sample() -> Report {
@@ -85,6 +81,7 @@ pub(crate) mod tests {
                     units: engine.then_some(35),
                     repeats: 3,
                     solutions: if n == 10 { 724 } else { 2680 },
+                    unique: engine.then_some(if n == 10 { 92 } else { 341 }),
                     median_s: time,
                     min_s: time * 0.98,
                     cpu_s: Some(time * t as f64),
@@ -126,9 +123,10 @@ pub(crate) mod tests {
                 repeat: 3,
                 split_depths: vec![],
                 methods: vec![crate::Method::D4, crate::Method::Mirror],
-                kernel: crate::search::Kernel::Avx2,
-                devices: crate::engine::Devices::Cpu,
+                kernel: crate::Kernel::Avx2,
+                devices: crate::Devices::Cpu,
                 min_run_ms: 50,
+                unique: true,
             },
             default_method: "d4".into(),
             nodes_note: "nodes".into(),
@@ -215,5 +213,19 @@ pub(crate) mod tests {
         }
         // Only these files: no temporary file left behind.
         assert_eq!(std::fs::read_dir(&out).unwrap().count(), want.len());
+    }
+
+    #[test]
+    fn a_busy_machine_is_reported() {
+        let mut report = sample();
+        assert_eq!(report.busy_warning(), None);
+        // 2 threads for 0.5 s could use 1 s of CPU; 0.6 s is 60 %.
+        let r = &mut report.rows[5];
+        (r.median_s, r.cpu_s) = (0.5, Some(0.6));
+        let w = report.busy_warning().unwrap();
+        assert!(
+            w.contains("N = 11 engine (mirror, avx2) on 2 threads got 60 %"),
+            "{w}"
+        );
     }
 }

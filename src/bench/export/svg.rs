@@ -1,5 +1,6 @@
 //! The plots, drawn with plotters' SVG backend: text goes out as SVG `<text>` elements sized by
-//! plotters' built-in estimate, so no system font is read.
+//! plotters' built-in estimate, so no system font is read. Both plots are one [`Chart`] with
+//! their own axes.
 //!
 //! Both plots show the engine with the library's default method ([`Report::default_method`]),
 //! or, where it was not measured, the first method measured, and say which; where several
@@ -8,6 +9,7 @@
 
 use super::Exporter;
 use crate::bench::{BenchError, Report, Row, Solver};
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 
@@ -19,94 +21,120 @@ pub struct ScalingPlot;
 /// each thread count, with the default method; every line names its method and kernel.
 pub struct TimePlot;
 
+/// One line of a plot: its label, its points, and which of them are drawn hollow (none past
+/// the end of the list).
+type Line<X, Y> = (String, Vec<(X, Y)>, Vec<bool>);
+
+/// Whether a figure has a place on a log scale.
+fn positive(y: f64) -> bool {
+    y.is_finite() && y > 0.0
+}
+
+/// A plot: what differs between the two is its caption and its axes (the vertical one, of
+/// seconds or of scalings, on a log scale).
+struct Chart<'a, X: AsRangedCoord, Y: AsRangedCoord> {
+    file: &'static str,
+    caption: String,
+    /// The ranges of the axes (a log scale or not), their descriptions, their labels.
+    axes: (X, Y),
+    desc: [&'a str; 2],
+    y_label_area: u32,
+    x_labels: usize,
+    x_label: &'a dyn Fn(&X::Value) -> String,
+    y_label: &'a dyn Fn(&Y::Value) -> String,
+}
+
+impl<X, Y> Chart<'_, X, Y>
+where
+    X: AsRangedCoord,
+    Y: AsRangedCoord<Value = f64>,
+    X::CoordDescType: ValueFormatter<X::Value>,
+    Y::CoordDescType: ValueFormatter<f64>,
+    X::Value: Copy + 'static,
+{
+    /// The plot as SVG: the `ideal` line in grey, if any, then each of `lines` in a colour of
+    /// its own with a marker on each point (hollow where it says), and the legend.
+    fn draw(
+        self,
+        ideal: Option<Line<X::Value, f64>>,
+        lines: Vec<Line<X::Value, f64>>,
+    ) -> Result<Vec<u8>, BenchError> {
+        let file = self.file;
+        let err = |e: &dyn std::fmt::Display| BenchError::Render {
+            file,
+            message: e.to_string(),
+        };
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
+            root.fill(&WHITE).map_err(|e| err(&e))?;
+            let mut chart = ChartBuilder::on(&root)
+                .caption(&self.caption, ("sans-serif", 22))
+                .margin(20)
+                .x_label_area_size(45)
+                .y_label_area_size(self.y_label_area)
+                .build_cartesian_2d(self.axes.0, self.axes.1)
+                .map_err(|e| err(&e))?;
+            chart
+                .configure_mesh()
+                .x_desc(self.desc[0])
+                .y_desc(self.desc[1])
+                .x_labels(self.x_labels)
+                .x_label_formatter(self.x_label)
+                .y_label_formatter(self.y_label)
+                .draw()
+                .map_err(|e| err(&e))?;
+            let grey = RGBColor(120, 120, 120);
+            if let Some((label, pts, _)) = ideal {
+                let line = LineSeries::new(pts, grey.stroke_width(1));
+                let anno = chart.draw_series(line).map_err(|e| err(&e))?.label(label);
+                anno.legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], grey));
+            }
+            for (i, (label, pts, hollow)) in lines.into_iter().enumerate() {
+                // No point of a log scale is at or below zero (a run too short for the clock).
+                let pts: Vec<_> = pts.into_iter().filter(|p| positive(p.1)).collect();
+                let c = color(i);
+                let line = LineSeries::new(pts.iter().copied(), c.stroke_width(2));
+                let anno = chart.draw_series(line).map_err(|e| err(&e))?.label(label);
+                anno.legend(move |(x, y)| {
+                    PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2))
+                });
+                let hollow = hollow.into_iter().chain(std::iter::repeat(false));
+                let marks = pts.iter().zip(hollow).map(|(&p, h)| {
+                    let style = if h { c.stroke_width(2) } else { c.filled() };
+                    Circle::new(p, if h { 4 } else { 3 }, style)
+                });
+                chart.draw_series(marks).map_err(|e| err(&e))?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()
+                .map_err(|e| err(&e))?;
+            root.present().map_err(|e| err(&e))?;
+        }
+        Ok(svg.into_bytes())
+    }
+}
+
 /// The method the plots show, and how to name it: the default method if it was measured,
 /// else the first method measured.
 fn plotted_method(report: &Report) -> (String, String) {
-    let measured = |m: &str| {
-        report
-            .rows
-            .iter()
-            .any(|r| r.solver == Solver::Engine && r.method == m)
-    };
+    let engine = || report.rows.iter().filter(|r| r.solver == Solver::Engine);
+    let measured = |m: &str| engine().any(|r| r.method == m);
     let default = &report.default_method;
     if measured(default) {
         return (default.clone(), format!("{default}, the default method"));
     }
-    let first = report
-        .settings
-        .methods
-        .iter()
-        .map(|m| m.to_string())
-        .find(|m| measured(m))
-        .or_else(|| {
-            report
-                .rows
-                .iter()
-                .find(|r| r.solver == Solver::Engine)
-                .map(|r| r.method.clone())
-        })
-        .unwrap_or_else(|| "–".into());
+    let methods = report.settings.methods.iter().map(|m| m.to_string());
+    let first = methods
+        .chain(engine().map(|r| r.method.clone()))
+        .find(|m| measured(m));
+    let first = first.unwrap_or_else(|| "–".into());
     let label = format!("{first} (the default method, {default}, was not measured)");
     (first, label)
-}
-
-/// The kernel of the engine rows of `method` (all alike in one benchmark).
-fn kernel_of(report: &Report, method: &str) -> String {
-    report
-        .rows
-        .iter()
-        .find(|r| r.solver == Solver::Engine && r.method == method)
-        .map_or_else(|| report.settings.kernel.to_string(), |r| r.kernel.clone())
-}
-
-/// Whether the engine's scaling at `n` with `method` rests on a run too short to time: one of
-/// its rows, or the 1-thread row they are scaled against.
-fn short_at(report: &Report, n: u32, method: &str) -> bool {
-    report
-        .rows
-        .iter()
-        .any(|r| r.n == n && r.solver == Solver::Engine && r.method == method && r.too_short)
-}
-
-/// Draws each `(label, points, hollow)` series as a coloured line with point markers (hollow
-/// where `hollow` says so, filled elsewhere), then the legend, and presents the drawing: the
-/// common end of both plots. (A macro, because plotters' chart types differ by coordinate
-/// system.)
-macro_rules! finish {
-    ($chart:ident, $root:ident, $err:ident, $series:expr) => {
-        for (i, (label, pts, hollow)) in $series.enumerate() {
-            let c = color(i);
-            $chart
-                .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))
-                .map_err(|e| $err(&e))?
-                .label(label)
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2)));
-            let hollow: &Vec<bool> = &hollow;
-            $chart
-                .draw_series(pts.iter().zip(hollow).map(|(&p, &h)| {
-                    let style = if h { c.stroke_width(2) } else { c.filled() };
-                    Circle::new(p, if h { 4 } else { 3 }, style)
-                }))
-                .map_err(|e| $err(&e))?;
-        }
-        $chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| $err(&e))?;
-        $root.present().map_err(|e| $err(&e))?;
-    };
-}
-
-const SIZE: (u32, u32) = (900, 560);
-
-fn render_err(file: &'static str) -> impl Fn(&dyn std::fmt::Display) -> BenchError {
-    move |e| BenchError::Render {
-        file,
-        message: e.to_string(),
-    }
 }
 
 /// The fastest engine row of every (N, threads), among the rows of `method` if given.
@@ -152,78 +180,68 @@ impl Exporter for ScalingPlot {
     }
 
     fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError> {
-        let err = render_err("scaling.svg");
         // Parallel scaling, like for like: each engine row against the 1-thread run of its own
         // method and kernel (the `scaling` column), for the default method.
         let (method, method_label) = plotted_method(report);
-        let kernel = kernel_of(report, &method);
         let best = best_engine_rows(report, Some(&method));
         // Per N: the points, and whether each is from a run too short to judge scaling.
-        let mut lines: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
-        let mut hollow: BTreeMap<u32, Vec<bool>> = BTreeMap::new();
+        let mut lines: BTreeMap<u32, Line<f64, f64>> = BTreeMap::new();
         for (&(n, t), r) in &best {
-            if let Some(s) = r.scaling.filter(|s| s.is_finite() && *s > 0.0) {
-                lines.entry(n).or_default().push((t as f64, s));
-                hollow.entry(n).or_default().push(r.short_for_scaling);
+            if let Some(s) = r.scaling.filter(|&s| positive(s)) {
+                let line = lines.entry(n).or_default();
+                line.1.push((t as f64, s));
+                line.2.push(r.short_for_scaling);
             }
         }
         let max_t = best.keys().map(|&(_, t)| t).max().unwrap_or(1).max(2) as f64;
-        let max_s = lines.values().flatten().map(|p| p.1).fold(max_t, f64::max);
-        let min_s = lines.values().flatten().map(|p| p.1).fold(1.0, f64::min);
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-            root.fill(&WHITE).map_err(|e| err(&e))?;
-            let mut chart = ChartBuilder::on(&root)
-                .caption(
-                    format!(
-                        "Parallel scaling of the engine: {method_label}, {kernel} kernel ({})",
-                        report.machine.host
-                    ),
-                    ("sans-serif", 22),
-                )
-                .margin(20)
-                .x_label_area_size(45)
-                .y_label_area_size(60)
-                .build_cartesian_2d(
-                    (1.0..max_t * 1.15).log_scale(),
-                    (min_s * 0.8..max_s * 1.15).log_scale(),
-                )
-                .map_err(|e| err(&e))?;
-            chart
-                .configure_mesh()
-                .x_desc("threads (log scale)")
-                .y_desc("scaling = 1-thread time ÷ time (log scale)")
-                .x_label_formatter(&|x| format!("{x:.0}"))
-                .y_label_formatter(&|y| format!("{y:.2}"))
-                .draw()
-                .map_err(|e| err(&e))?;
-            let grey = RGBColor(120, 120, 120);
-            chart
-                .draw_series(LineSeries::new(
-                    [(1.0, 1.0), (max_t, max_t)],
-                    grey.stroke_width(1),
-                ))
-                .map_err(|e| err(&e))?
-                .label("ideal (scaling = threads)")
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], grey));
-            let series = lines.iter().map(|(&n, pts)| {
-                let short = if short_at(report, n, &method) {
-                    " (too short to time: noise)"
-                } else {
-                    ""
-                };
-                let hollow = hollow[&n].clone();
-                let start_up = if hollow.iter().any(|&h| h) {
-                    " (hollow: under 1 s, too short to judge scaling)"
-                } else {
-                    ""
-                };
-                (format!("N = {n}{short}{start_up}"), pts.clone(), hollow)
+        let scalings = || lines.values().flat_map(|l| l.1.iter().map(|p| p.1));
+        let (min_s, max_s) = (
+            scalings().fold(1.0, f64::min),
+            scalings().fold(max_t, f64::max),
+        );
+        let kernel = report
+            .rows
+            .iter()
+            .find(|r| r.solver == Solver::Engine && r.method == method);
+        let kernel =
+            kernel.map_or_else(|| report.settings.kernel.to_string(), |r| r.kernel.clone());
+        let lines = lines.into_iter().map(|(n, (_, pts, hollow))| {
+            // Noise where one of its runs, or the 1-thread run they are scaled against, was too
+            // short to time.
+            let noisy = report.rows.iter().any(|r| {
+                (r.n, r.solver, &r.method, r.too_short) == (n, Solver::Engine, &method, true)
             });
-            finish!(chart, root, err, series);
+            let when = |on: bool, text: &'static str| if on { text } else { "" };
+            let short = when(noisy, " (too short to time: noise)");
+            let hollows = hollow.contains(&true);
+            let start_up = when(hollows, " (hollow: under 1 s, too short to judge scaling)");
+            (format!("N = {n}{short}{start_up}"), pts, hollow)
+        });
+        let ideal = (
+            "ideal (scaling = threads)".into(),
+            vec![(1.0, 1.0), (max_t, max_t)],
+            vec![],
+        );
+        Chart {
+            file: "scaling.svg",
+            caption: format!(
+                "Parallel scaling of the engine: {method_label}, {kernel} kernel ({})",
+                report.machine.host
+            ),
+            axes: (
+                (1.0..max_t * 1.15).log_scale(),
+                (min_s * 0.8..max_s * 1.15).log_scale(),
+            ),
+            desc: [
+                "threads (log scale)",
+                "scaling = 1-thread time ÷ time (log scale)",
+            ],
+            y_label_area: 60,
+            x_labels: 10,
+            x_label: &|x| format!("{x:.0}"),
+            y_label: &|y| format!("{y:.2}"),
         }
-        Ok(svg.into_bytes())
+        .draw(Some(ideal), lines.collect())
     }
 }
 
@@ -233,31 +251,23 @@ impl Exporter for TimePlot {
     }
 
     fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError> {
-        let err = render_err("time.svg");
         // Keyed by (0 serial / 1 engine, threads): a label and its (N, seconds) points.
-        type Line = (String, Vec<(u32, f64)>);
-        let mut lines: BTreeMap<(u8, usize), Line> = BTreeMap::new();
+        let mut lines: BTreeMap<(u8, usize), Line<u32, f64>> = BTreeMap::new();
         for r in report.rows.iter().filter(|r| r.solver == Solver::Serial) {
+            let label = || format!("serial solver ({}, {})", r.method, r.kernel);
             lines
                 .entry((0, 1))
-                .or_insert_with(|| {
-                    let label = format!("serial solver ({}, {})", r.method, r.kernel);
-                    (label, Vec::new())
-                })
+                .or_insert_with(|| (label(), vec![], vec![]))
                 .1
                 .push((r.n, r.median_s));
         }
         let (method, method_label) = plotted_method(report);
         for (&(n, t), r) in &best_engine_rows(report, Some(&method)) {
-            let label = format!(
-                "engine ({}, {}), {t} thread{}",
-                r.method,
-                r.kernel,
-                if t == 1 { "" } else { "s" }
-            );
+            let s = if t == 1 { "" } else { "s" };
+            let label = || format!("engine ({}, {}), {t} thread{s}", r.method, r.kernel);
             lines
                 .entry((1, t))
-                .or_insert_with(|| (label, Vec::new()))
+                .or_insert_with(|| (label(), vec![], vec![]))
                 .1
                 .push((n, r.median_s));
         }
@@ -265,10 +275,12 @@ impl Exporter for TimePlot {
             lines
                 .values()
                 .flat_map(|l| l.1.iter().map(|p| p.1))
-                .filter(|t| t.is_finite() && *t > 0.0)
+                .filter(|&t| positive(t))
         };
-        let lo = times().fold(f64::INFINITY, f64::min);
-        let hi = times().fold(0.0, f64::max);
+        let (lo, hi) = (
+            times().fold(f64::INFINITY, f64::min),
+            times().fold(0.0, f64::max),
+        );
         let (lo, hi) = if lo.is_finite() && hi > 0.0 {
             (lo / 1.5, hi * 1.5)
         } else {
@@ -281,39 +293,20 @@ impl Exporter for TimePlot {
         let n_max = measured(u32::max)
             .unwrap_or(report.settings.n_max)
             .max(n_min + 1);
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-            root.fill(&WHITE).map_err(|e| err(&e))?;
-            let mut chart = ChartBuilder::on(&root)
-                .caption(
-                    format!(
-                        "Wall time of a whole count ({}); engine: {method_label}",
-                        report.machine.host
-                    ),
-                    ("sans-serif", 22),
-                )
-                .margin(20)
-                .x_label_area_size(45)
-                .y_label_area_size(70)
-                .build_cartesian_2d(n_min..n_max, (lo..hi).log_scale())
-                .map_err(|e| err(&e))?;
-            chart
-                .configure_mesh()
-                .x_desc("N (board size)")
-                .y_desc("median wall time (s, log scale)")
-                .x_labels((n_max - n_min + 1) as usize)
-                .y_label_formatter(&|y| seconds_label(*y))
-                .draw()
-                .map_err(|e| err(&e))?;
-            let series = lines.values().map(|(label, pts)| {
-                let pts: Vec<(u32, f64)> = pts.iter().copied().filter(|p| p.1 > 0.0).collect();
-                let filled = vec![false; pts.len()];
-                (label.clone(), pts, filled)
-            });
-            finish!(chart, root, err, series);
+        Chart {
+            file: "time.svg",
+            caption: format!(
+                "Wall time of a whole count ({}); engine: {method_label}",
+                report.machine.host
+            ),
+            axes: (n_min..n_max, (lo..hi).log_scale()),
+            desc: ["N (board size)", "median wall time (s, log scale)"],
+            y_label_area: 70,
+            x_labels: (n_max - n_min + 1) as usize,
+            x_label: &|n| n.to_string(),
+            y_label: &|y| seconds_label(*y),
         }
-        Ok(svg.into_bytes())
+        .draw(None, lines.into_values().collect())
     }
 }
 

@@ -203,7 +203,7 @@ fn a_method_change_under_place_is_said_on_stderr() {
             "{args:?}"
         );
     }
-    // On the long-run path (--out here) the note follows the run, whose checks come first.
+    // With --out too: one path for every count, the note once its checks have passed.
     let dir = tempfile::tempdir().unwrap();
     let out = nq()
         .args(["count", "8", "--place", "1,1", "--quiet", "--out"])
@@ -213,7 +213,7 @@ fn a_method_change_under_place_is_said_on_stderr() {
     assert_eq!(out.stdout, b"4\n");
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
-        "nqueens: --place: the queens break the symmetry edge needs; counted with plain\n"
+        "nqueens: --place: the queens break the symmetry edge needs; counting with plain\n"
     );
     // A refused job gets its one line alone.
     let out = nq()

@@ -619,7 +619,11 @@ impl Harness<'_> {
             .spawn(move || {
                 let _ = tx.send(work());
             })
-            .map_err(|e| BenchError::Engine(crate::Error::ThreadPool { reason: e.to_string() }))?;
+            .map_err(|e| {
+                BenchError::Engine(crate::Error::ThreadPool {
+                    reason: e.to_string(),
+                })
+            })?;
         loop {
             match rx.recv_timeout(Duration::from_millis(50)) {
                 Ok(result) => return result.map_err(Halt::Failed),

@@ -244,6 +244,40 @@ fn announce(args: &LongRunArgs, prepared: &Prepared, engine: &Engine) {
 /// new file in the temporary directory, named on stderr.
 fn deliver(args: &LongRunArgs, done: &Done, json: bool, unique: bool) -> Result<Exit> {
     super::devices::warn_failed(&done.report.devices);
+    let (written, failed) = say_saves(args, done);
+    let carries_result_file = args.shard.is_some() && !written;
+    let text = output(args, done, json, unique, carries_result_file)?;
+    // Kept elsewhere: in the result file, or in a checkpoint that holds every unit (the same
+    // command prints the count again at once).
+    let kept = written || (args.checkpoint.is_some() && done.unsaved.is_none());
+    let Err(e) = write_out(&text) else {
+        return Ok(Exit::failed_if(failed));
+    };
+    if kept && e.kind() == std::io::ErrorKind::BrokenPipe {
+        return Ok(Exit::failed_if(failed));
+    }
+    let what = if carries_result_file {
+        match keep_result_file(done) {
+            Ok(path) => format!(
+                "the shard's result file is saved in {} instead",
+                shown_path(&path)
+            ),
+            Err(k) => format!("and it could not be saved elsewhere either ({k})"),
+        }
+    } else if kept {
+        "the result is kept in the files named above".into()
+    } else {
+        format!(
+            "the count was {}",
+            String::from_utf8_lossy(&text).trim_end()
+        )
+    };
+    Err(super::Undelivered(format!("{e}; {what}")).into())
+}
+
+/// Says what became of the run's files: a failed last save of the checkpoint, the result file
+/// written or not. Whether the result file was written, and whether anything failed.
+fn say_saves(args: &LongRunArgs, done: &Done) -> (bool, bool) {
     let mut failed = false;
     if let Some(e) = &done.unsaved {
         note!(
@@ -273,13 +307,23 @@ fn deliver(args: &LongRunArgs, done: &Done, json: bool, unique: bool) -> Result<
         }
         None => false,
     };
+    (written, failed)
+}
+
+/// What goes to standard output: the count or its JSON report, the shard's JSON report, or
+/// the shard's result file itself where it was not written.
+fn output(
+    args: &LongRunArgs,
+    done: &Done,
+    json: bool,
+    unique: bool,
+    result_file: bool,
+) -> Result<Vec<u8>> {
     let mut text = Vec::new();
     // Said in the JSON report of a run that could resume.
     let resumed = args.checkpoint.is_some().then_some(done.resumed);
-    let carries_result_file = args.shard.is_some() && !written;
     match args.shard {
-        // The result file is a shard's output: on stdout when it was not written.
-        Some(_) if carries_result_file => text = done.result.to_bytes(),
+        Some(_) if result_file => text = done.result.to_bytes(),
         // Written: with --json, the shard's report too (its share of the counts and units).
         Some(s) if json => {
             let of = ShardOf {
@@ -296,32 +340,7 @@ fn deliver(args: &LongRunArgs, done: &Done, json: bool, unique: bool) -> Result<
             print_report_of(&mut text, &report, unique, json, resumed, None)?;
         }
     }
-    // Kept elsewhere: in the result file, or in a checkpoint that holds every unit (the same
-    // command prints the count again at once).
-    let kept = written || (args.checkpoint.is_some() && done.unsaved.is_none());
-    if let Err(e) = write_out(&text) {
-        if kept && e.kind() == std::io::ErrorKind::BrokenPipe {
-            return Ok(Exit::failed_if(failed));
-        }
-        let what = if carries_result_file {
-            match keep_result_file(done) {
-                Ok(path) => format!(
-                    "the shard's result file is saved in {} instead",
-                    shown_path(&path)
-                ),
-                Err(k) => format!("and it could not be saved elsewhere either ({k})"),
-            }
-        } else if kept {
-            "the result is kept in the files named above".into()
-        } else {
-            format!(
-                "the count was {}",
-                String::from_utf8_lossy(&text).trim_end()
-            )
-        };
-        return Err(super::Undelivered(format!("{e}; {what}")).into());
-    }
-    Ok(Exit::failed_if(failed))
+    Ok(text)
 }
 
 /// Writes `text` to standard output, whole, and flushes it.

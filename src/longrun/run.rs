@@ -23,7 +23,7 @@ use super::estimate::{self, TooLong};
 use super::lock::{lock_path, LockError, RunLock};
 use super::shard::{self, ShardResult, ShardSpec};
 use super::store::{self, Identity, StoreError};
-use crate::engine::{Engine, Observer, Report, RunOptions, UnitTiming};
+use crate::engine::{Engine, Observer, Outcome, Report, RunOptions, UnitTiming};
 use crate::plan::eta::{scrambled, Eta, Planned};
 use crate::plan::{cost, Job, Method, Plan};
 use crate::search::{Counts, Unit};
@@ -262,58 +262,13 @@ impl Run {
                 units,
             });
         }
-        // The files themselves, links followed: the ones read, locked and replaced.
-        if let Some((path, _)) = &mut self.checkpoint {
-            *path = store::resolve_target(path)?;
-        }
-        if let Some(out) = &mut self.out {
-            *out = store::resolve_target(out)?;
-        }
-        self.check_distinct()?;
-        // Found now, not after hours of counting; each before its lock beside it.
-        if let Some(out) = &self.out {
-            store::check_writable(out)?;
-            check_replaceable(out)?;
-        }
-        if let Some((path, _)) = &self.checkpoint {
-            store::check_writable(path)?;
-        }
-        // One run per file: a second run on the same checkpoint or result file stops here,
-        // before reading the checkpoint.
-        let targets: Vec<PathBuf> = [self.checkpoint.as_ref().map(|c| &c.0), self.out.as_ref()]
-            .into_iter()
-            .flatten()
-            .cloned()
-            .collect();
-        let locks = targets
-            .iter()
-            .map(|p| RunLock::acquire(p))
-            .collect::<Result<Vec<_>, _>>()?;
-        for target in &targets {
-            store::remove_stale_temps(target);
-        }
+        let locks = self.lock_files()?;
         let identity = Identity::of(&plan);
         let costs = cost::estimate(&plan);
         let parts = shard::assign(&costs, spec.count);
         let imbalance = shard::imbalance(&costs, &parts);
         let mine = parts[spec.index as usize].clone();
-        let loaded = self.checkpoint.as_ref().is_some_and(|(p, _)| p.exists());
-        let ckpt = match &self.checkpoint {
-            Some((path, _)) if loaded => {
-                let c = Checkpoint::load(path)?;
-                c.check_job(path, &identity, self.shard)?;
-                let set: std::collections::HashSet<u32> = mine.iter().copied().collect();
-                if let Some(i) = c.done.keys().find(|i| !set.contains(i)) {
-                    return Err(StoreError::Foreign {
-                        path: path.clone(),
-                        reason: format!("unit {i} is not one of this run's units"),
-                    }
-                    .into());
-                }
-                c
-            }
-            _ => Checkpoint::new(identity.clone(), self.shard),
-        };
+        let (ckpt, loaded) = self.resume(&identity, &mine)?;
         let mut todo: Vec<u32> = mine
             .iter()
             .copied()
@@ -342,6 +297,61 @@ impl Run {
             cpu,
             locks,
         })
+    }
+
+    /// Resolves the checkpoint and result paths to the files they name, checks that those can
+    /// be written and are distinct, and takes their locks (a second run on either stops here,
+    /// before the checkpoint is read); then removes what killed runs left beside them.
+    fn lock_files(&mut self) -> Result<Vec<RunLock>, RunError> {
+        // The files themselves, links followed: the ones read, locked and replaced.
+        if let Some((path, _)) = &mut self.checkpoint {
+            *path = store::resolve_target(path)?;
+        }
+        if let Some(out) = &mut self.out {
+            *out = store::resolve_target(out)?;
+        }
+        self.check_distinct()?;
+        // Found now, not after hours of counting; each before its lock beside it.
+        if let Some(out) = &self.out {
+            store::check_writable(out)?;
+            check_replaceable(out)?;
+        }
+        if let Some((path, _)) = &self.checkpoint {
+            store::check_writable(path)?;
+        }
+        let targets: Vec<PathBuf> = [self.checkpoint.as_ref().map(|c| &c.0), self.out.as_ref()]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        let locks = targets
+            .iter()
+            .map(|p| RunLock::acquire(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        for target in &targets {
+            store::remove_stale_temps(target);
+        }
+        Ok(locks)
+    }
+
+    /// The checkpoint this run resumes from, refused unless it is of this job and shard and
+    /// holds only units of `mine`; an empty one when there is none yet. Also whether it was
+    /// read.
+    fn resume(&self, identity: &Identity, mine: &[u32]) -> Result<(Checkpoint, bool), RunError> {
+        let Some((path, _)) = self.checkpoint.as_ref().filter(|(p, _)| p.exists()) else {
+            return Ok((Checkpoint::new(identity.clone(), self.shard), false));
+        };
+        let c = Checkpoint::load(path)?;
+        c.check_job(path, identity, self.shard)?;
+        let set: std::collections::HashSet<u32> = mine.iter().copied().collect();
+        if let Some(i) = c.done.keys().find(|i| !set.contains(i)) {
+            return Err(StoreError::Foreign {
+                path: path.clone(),
+                reason: format!("unit {i} is not one of this run's units"),
+            }
+            .into());
+        }
+        Ok((c, true))
     }
 
     /// Refuses a run two of whose files (the checkpoint, the result file, their lock files)
@@ -515,13 +525,11 @@ impl Prepared {
         // checkpoint its last units, never the count, which is returned with the failure.
         let unsaved = driver.save().err();
         let elapsed = prior.saturating_add(driver.start.elapsed());
-        let counts = driver.ckpt.counts();
-        let spec = self.run.shard.unwrap_or(ShardSpec { index: 0, count: 1 });
         // Every unit of the run is in the checkpoint now, resumed or counted.
         debug_assert_eq!(driver.ckpt.done.len(), self.mine.len());
         let result = ShardResult::new(
-            self.identity,
-            spec,
+            self.identity.clone(),
+            self.run.shard.unwrap_or(ShardSpec { index: 0, count: 1 }),
             &driver.ckpt.done,
             elapsed,
             self.imbalance,
@@ -534,7 +542,28 @@ impl Prepared {
             result.save(out)?;
             Ok(out.clone())
         });
-        let report = Report {
+        let counts = driver.ckpt.counts();
+        drop(driver);
+        let report = self.report(engine, counts, elapsed, outcome);
+        Ok(Finish::Done(Box::new(Done {
+            report,
+            result,
+            saved,
+            unsaved,
+            resumed: self.resumed,
+            job_units: self.plan.units().len(),
+        })))
+    }
+
+    /// The report of the finished run: its counts over every run, of its units.
+    fn report(
+        &self,
+        engine: &Engine,
+        counts: Counts,
+        elapsed: Duration,
+        outcome: Outcome,
+    ) -> Report {
+        Report {
             n: self.plan.job().n(),
             counts,
             method: self.plan.method(),
@@ -545,15 +574,7 @@ impl Prepared {
             elapsed,
             devices: outcome.devices,
             searches: outcome.searches,
-        };
-        Ok(Finish::Done(Box::new(Done {
-            report,
-            result,
-            saved,
-            unsaved,
-            resumed: self.resumed,
-            job_units: self.plan.units().len(),
-        })))
+        }
     }
 }
 

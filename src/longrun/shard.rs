@@ -283,13 +283,40 @@ impl ShardResult {
     /// What is inconsistent in the content, in words: a file whose checksum matches was
     /// written so, and is refused all the same.
     fn check(&self) -> Result<(), String> {
+        self.check_sizes()?;
+        self.check_sums()?;
+        if let Some(w) = self.units.windows(2).find(|w| w[0] >= w[1]) {
+            return Err(format!(
+                "the units are not ascending ({} before {})",
+                w[0], w[1]
+            ));
+        }
+        if let Some(&u) = self.units.last().filter(|&&u| u >= self.identity.units) {
+            return Err(format!("unit {u} out of range"));
+        }
+        match self.format_version {
+            1 if self.unit_totals.is_some()
+                || self.unit_uniques.is_some()
+                || self.run_id.is_some() =>
+            {
+                Err("per-unit records in a file of format version 1".into())
+            }
+            1 => Ok(()),
+            FORMAT_VERSION => self.check_records(),
+            v => Err(format!(
+                "format version {v} (this program reads 1 and {FORMAT_VERSION})"
+            )),
+        }
+    }
+
+    /// The format's name, and sizes no job has: refused before anything is allocated by them.
+    fn check_sizes(&self) -> Result<(), String> {
         if self.format != FORMAT {
             return Err(format!(
                 "not a shard file but '{}'",
                 store::short(&self.format)
             ));
         }
-        // Sizes no job has: refused before anything is allocated by them.
         if self.identity.units > store::MAX_UNITS {
             return Err(format!(
                 "{} units, more than any job has",
@@ -302,6 +329,12 @@ impl ShardResult {
                 self.shard
             ));
         }
+        Ok(())
+    }
+
+    /// The sums: a unique count exactly where the job counts it, and no more solutions than
+    /// the board has placements.
+    fn check_sums(&self) -> Result<(), String> {
         match (self.identity.unique, self.unique) {
             (true, None) => {
                 return Err("the unique count of a job that counts it is missing".into())
@@ -320,32 +353,12 @@ impl ShardResult {
                 self.identity.n
             ));
         }
-        if let Some(w) = self.units.windows(2).find(|w| w[0] >= w[1]) {
-            return Err(format!(
-                "the units are not ascending ({} before {})",
-                w[0], w[1]
-            ));
-        }
-        if let Some(&u) = self.units.last().filter(|&&u| u >= self.identity.units) {
-            return Err(format!("unit {u} out of range"));
-        }
-        match self.format_version {
-            1 => {
-                if self.unit_totals.is_some()
-                    || self.unit_uniques.is_some()
-                    || self.run_id.is_some()
-                {
-                    return Err("per-unit records in a file of format version 1".into());
-                }
-                return Ok(());
-            }
-            FORMAT_VERSION => {}
-            v => {
-                return Err(format!(
-                    "format version {v} (this program reads 1 and {FORMAT_VERSION})"
-                ))
-            }
-        }
+        Ok(())
+    }
+
+    /// The per-unit records of format version 2: a run id, one count per unit, adding up to
+    /// the stated sums.
+    fn check_records(&self) -> Result<(), String> {
         if self.run_id.as_ref().is_none_or(|id| {
             id.len() != 16
                 || !id
@@ -375,13 +388,12 @@ impl ShardResult {
         };
         sum("totals", &self.unit_totals, self.total)?;
         match self.unique {
-            Some(u) if self.identity.unique => sum("unique counts", &self.unit_uniques, u)?,
+            Some(u) if self.identity.unique => sum("unique counts", &self.unit_uniques, u),
             _ if self.unit_uniques.is_some() => {
-                return Err("per-unit unique counts for a job that does not count them".into())
+                Err("per-unit unique counts for a job that does not count them".into())
             }
-            _ => {}
+            _ => Ok(()),
         }
-        Ok(())
     }
 }
 

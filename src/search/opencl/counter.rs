@@ -136,27 +136,8 @@ impl Counter {
         };
 
         let started = Instant::now();
-        let mut program =
-            Program::create_from_source(&context, SOURCE).call("clCreateProgramWithSource")?;
-        let options = match stack {
-            StackMemory::Local => "",
-            StackMemory::Private => "-D NQ_PRIVATE_STACK",
-        };
-        if let Err(e) = program.build(&[id], options) {
-            let log = program
-                .get_build_log(id)
-                .unwrap_or_else(|l| format!("(no build log: {l})"));
-            return Err(OpenClError::Build {
-                device: device.name.clone(),
-                code: e.0,
-                log,
-            });
-        }
-        let kernel_each = Kernel::create(&program, "count_each").call("clCreateKernel")?;
-        let kernel_persistent =
-            Kernel::create(&program, "count_persistent").call("clCreateKernel")?;
-        let kernel_classify =
-            Kernel::create(&program, "classify_persistent").call("clCreateKernel")?;
+        let (program, [kernel_each, kernel_persistent, kernel_classify]) =
+            build(&context, &device, id, stack)?;
         let build_time = started.elapsed();
 
         let kernel_max_work_group = kernel_each
@@ -577,6 +558,40 @@ fn validate(n: u32, rows_table: &[RowSpec], subs: &[Sub]) -> Result<usize, OpenC
         min_first = min_first.min(sub.first);
     }
     Ok(((n - min_first) as usize).saturating_sub(2).max(1))
+}
+
+/// The program of the counting kernels built for the device `id` of `context` (its stack in
+/// local or private memory), and its three kernels: `count_each`, `count_persistent`,
+/// `classify_persistent`. A build that fails gives the compiler's log.
+fn build(
+    context: &ClContext,
+    device: &DeviceInfo,
+    id: cl_device_id,
+    stack: StackMemory,
+) -> Result<(Program, [Kernel; 3]), OpenClError> {
+    let mut program =
+        Program::create_from_source(context, SOURCE).call("clCreateProgramWithSource")?;
+    let options = match stack {
+        StackMemory::Local => "",
+        StackMemory::Private => "-D NQ_PRIVATE_STACK",
+    };
+    if let Err(e) = program.build(&[id], options) {
+        let log = program
+            .get_build_log(id)
+            .unwrap_or_else(|l| format!("(no build log: {l})"));
+        return Err(OpenClError::Build {
+            device: device.name.clone(),
+            code: e.0,
+            log,
+        });
+    }
+    let kernel = |name| Kernel::create(&program, name).call("clCreateKernel");
+    let kernels = [
+        kernel("count_each")?,
+        kernel("count_persistent")?,
+        kernel("classify_persistent")?,
+    ];
+    Ok((program, kernels))
 }
 
 #[cfg(test)]

@@ -293,3 +293,138 @@ fn resume_replay() {
         wall * threads as f64,
     );
 }
+
+/// One unit as a run reported it: when the observer heard of it (seconds from the start of the
+/// run), its index and its timing.
+type Heard = (f64, u32, crate::engine::UnitTiming);
+
+/// Counts the default plan of N on T workers in the long run's order and records every unit as
+/// the observer hears of it; the plan, the order and the units heard of.
+fn record_run(n: u32, threads: usize) -> (std::sync::Arc<Plan>, Vec<u32>, Vec<Heard>) {
+    use crate::engine::{Engine, Observer, RunOptions, UnitTiming};
+    use std::ops::ControlFlow;
+    struct Rec(Instant, Vec<Heard>);
+    impl Observer for Rec {
+        fn unit_done(
+            &mut self,
+            u: &crate::Unit,
+            _: crate::Counts,
+            t: UnitTiming,
+        ) -> ControlFlow<()> {
+            self.1.push((self.0.elapsed().as_secs_f64(), u.index, t));
+            ControlFlow::Continue(())
+        }
+    }
+    let method = std::env::var("NQUEENS_METHOD").map_or(crate::Method::default(), |m| {
+        m.parse().expect("NQUEENS_METHOD: a method")
+    });
+    let job = Job::new(n).unwrap().with_method(method);
+    let plan = std::sync::Arc::new(Plan::new(job.with_default_split_depth(threads)));
+    let mut order: Vec<u32> = (0..plan.units().len() as u32).collect();
+    if plan.search().scrambled_order() {
+        order.sort_by_key(|&i| scrambled(i));
+    }
+    let engine = Engine::new(threads).unwrap();
+    let opts = RunOptions {
+        units: Some(order.clone()),
+        ..RunOptions::default()
+    };
+    let mut rec = Rec(Instant::now(), Vec::new());
+    engine.run(&plan, &opts, &mut rec);
+    (plan, order, rec.1)
+}
+
+/// The ETA of short and middling runs (issue 29): a real run of each N on T workers, replayed
+/// through the estimator as the long run feeds it, at 200 moments of the run: when the first
+/// ETA is told, its error at a fifth, half and four fifths of the run and the worst from a
+/// fifth on, and the share shown once half the units are done. A markdown row per N, after the
+/// times of the units estimated near nothing. `NQUEENS_MEASURE="T N..."`, `NQUEENS_METHOD`
+/// (default edge).
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn short_runs() {
+    let args = params(&[2, 8, 12, 16]);
+    let threads = args[0] as usize;
+    println!("| N | units | run | first ETA at | error at 20 % | 50 % | 80 % | worst from 20 % | shown at half the units |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for &n in &args[1..] {
+        let (plan, order, heard) = record_run(n, threads);
+        let est = estimate(&plan);
+        small_units(&est, &heard);
+        let planned = order
+            .iter()
+            .map(|&i| Planned {
+                id: i,
+                cost: est[i as usize] as f64,
+                class: class(&plan, &plan.units()[i as usize]),
+            })
+            .collect();
+        let mut eta = Eta::new(threads, planned);
+        let end = heard.last().unwrap().0;
+        let (mut next, mut first, mut errors, mut worst) = (0, None, Vec::new(), 0.0f64);
+        let mut half = None;
+        for k in 1..200 {
+            let now = end * k as f64 / 200.0;
+            while next < heard.len() && heard[next].0 <= now {
+                let (_, i, t) = heard[next];
+                eta.finished(
+                    i,
+                    t.worker,
+                    t.started.as_secs_f64(),
+                    t.elapsed.as_secs_f64(),
+                );
+                next += 1;
+                if next == heard.len() / 2 {
+                    half = Some(eta.fraction_done(now));
+                }
+            }
+            let error = eta
+                .remaining(now)
+                .map(|left| (left - (end - now)) / (end - now));
+            if [40, 100, 160].contains(&k) {
+                errors.push(error.map_or("–".into(), |e| format!("{:+.1} %", 100.0 * e)));
+            }
+            let Some(error) = error else { continue };
+            first = first.or(Some(now));
+            if k >= 40 {
+                worst = worst.max(error.abs());
+            }
+        }
+        let pct = |x: Option<f64>| x.map_or("–".into(), |x| format!("{:.1} %", 100.0 * x));
+        println!(
+            "| {n} | {} | {end:.3} s | {} | {} | {} | {} | {} | {} |",
+            heard.len(),
+            first.map_or("–".into(), |t| format!("{t:.3} s")),
+            errors[0],
+            errors[1],
+            errors[2],
+            if first.is_some() {
+                format!("{:.1} %", 100.0 * worst)
+            } else {
+                "–".into()
+            },
+            pct(half),
+        );
+    }
+}
+
+/// How long the units estimated near zero take, against the mean unit: per share of the mean
+/// estimate below which a unit falls, their number and mean time over the mean time.
+fn small_units(est: &[u64], heard: &[Heard]) {
+    let mean_est = est.iter().map(|&e| e as f64).sum::<f64>() / est.len() as f64;
+    let secs = |h: &Heard| h.2.elapsed.as_secs_f64();
+    let mean_secs = heard.iter().map(secs).sum::<f64>() / heard.len() as f64;
+    for share in [1e-6, 1e-3, 1e-2, 1e-1] {
+        let small: Vec<f64> = heard
+            .iter()
+            .filter(|h| (est[h.1 as usize] as f64) < share * mean_est)
+            .map(secs)
+            .collect();
+        let mean = small.iter().sum::<f64>() / small.len().max(1) as f64;
+        println!(
+            "estimate under {share:e} of the mean: {} units, mean time {:.4} of the mean unit's",
+            small.len(),
+            mean / mean_secs
+        );
+    }
+}

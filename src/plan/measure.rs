@@ -364,7 +364,7 @@ fn short_runs() {
         let end = heard.last().unwrap().0;
         let (mut next, mut first, mut errors, mut worst) = (0, None, Vec::new(), 0.0f64);
         let mut half = None;
-        for k in 1..200 {
+        for k in 1..=200 {
             let now = end * k as f64 / 200.0;
             while next < heard.len() && heard[next].0 <= now {
                 let (_, i, t) = heard[next];
@@ -378,6 +378,9 @@ fn short_runs() {
                 if next == heard.len() / 2 {
                     half = Some(eta.fraction_done(now));
                 }
+            }
+            if k == 200 {
+                break;
             }
             let error = eta
                 .remaining(now)
@@ -422,10 +425,14 @@ fn small_units(est: &[u64], heard: &[Heard]) {
             .map(secs)
             .collect();
         let mean = small.iter().sum::<f64>() / small.len().max(1) as f64;
+        let time = if small.is_empty() {
+            String::new()
+        } else {
+            format!(", mean time {:.4} of the mean unit's", mean / mean_secs)
+        };
         println!(
-            "estimate under {share:e} of the mean: {} units, mean time {:.4} of the mean unit's",
-            small.len(),
-            mean / mean_secs
+            "estimate under {share:e} of the mean: {} units{time}",
+            small.len()
         );
     }
 }

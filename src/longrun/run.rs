@@ -612,7 +612,8 @@ pub struct Progress {
     /// The share of the run's estimated work done, 0 to 1, the estimate corrected by the
     /// measured times of the units finished.
     pub fraction: f64,
-    /// The time left, when it can be told yet.
+    /// The time left, when it can be told yet: not before a unit has finished, nor in a fresh
+    /// run's first half second.
     pub remaining: Option<Duration>,
     /// Wall time of this run so far.
     pub elapsed: Duration,

@@ -91,8 +91,9 @@ pub const PRIOR_SHARE: f64 = 0.1;
 /// The least estimate a unit is taken to have, as a share of the run's mean: a unit estimated at
 /// nothing still takes the time of setting up its search, and a ratio learned from it alone
 /// would be near infinite (a 28-year ETA for N = 8, issue 29, where 50 of the 78 edge units,
-/// dead frames, are estimated 0 and take 0.8 of the mean unit's time). No unit falls below it at
-/// N >= 12 with the default split depth (edge, d4, mirror; `plan::measure`'s `short_runs`).
+/// dead frames, are estimated 0 and take 0.8 to 1.4 times the mean unit's time). No unit falls
+/// below it at N >= 12 with the default split depth (edge to N = 19, d4 and mirror to 16;
+/// `plan::measure`'s `short_runs`, `results/2026-12-01-progress-short/`).
 pub const MIN_COST_SHARE: f64 = 0.01;
 
 /// A fresh run tells no time left before it has gone on this long (seconds): a run that ends

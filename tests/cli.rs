@@ -527,7 +527,7 @@ fn messages_say_what_to_do() {
     usage_error(&["bogus"], None, "(see nqueens --help)");
     // --progress-every alone implies --progress.
     let out = nq()
-        .args(["count", "9", "--progress-every", "0"])
+        .args(["count", "9", "--progress-every", "0.001"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");

@@ -128,11 +128,11 @@ fn signal_mid_run(n: u32, sig: &str, code: i32) -> bool {
     let ckpt = dir.path().join("ckpt.json");
     let mut args = common::slow_count(n, &ckpt);
     // No periodic saves: the finished units can only be saved on the signal. A progress
-    // line per unit tells when the first units are done.
+    // line every millisecond tells when the first units are done.
     let every = args.iter().position(|a| a == "--checkpoint-every").unwrap();
     args[every + 1] = "1000".into();
     args.retain(|a| a != "--quiet");
-    args.extend(["--progress", "--progress-every", "0"].map(String::from));
+    args.extend(["--progress", "--progress-every", "0.001"].map(String::from));
     let started = Instant::now();
     let mut child = spawn(&args);
     let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
@@ -415,7 +415,7 @@ fn a_killed_and_resumed_shard_writes_the_same_result() {
 fn progress_lines_in_logs_and_quiet() {
     let out = nq()
         .args(["count", "14", "--threads", "2", "--method", "plain"])
-        .args(["--progress", "--progress-every", "0"])
+        .args(["--progress", "--progress-every", "0.001"])
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -437,6 +437,56 @@ fn progress_lines_in_logs_and_quiet() {
     nq().args(["count", "12", "--shard", "2/2"])
         .assert()
         .code(2);
+}
+
+/// The progress lines of a count, each as (share shown, units done, units in all, the line).
+fn progress_lines(args: &[&str]) -> Vec<(f64, f64, f64, String)> {
+    let out = nq().args(args).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let parse = |line: &str| {
+        let rest = line.strip_prefix("nqueens: progress: ")?;
+        let (share, rest) = rest.split_once("% of the estimated work, ")?;
+        let (done, rest) = rest.split_once('/')?;
+        let (all, _) = rest.split_once(" units")?;
+        Some((share.parse().ok()?, done.parse().ok()?, all.parse().ok()?))
+    };
+    stderr
+        .lines()
+        .map(|l| {
+            let (share, done, all) = parse(l).unwrap_or_else(|| panic!("not a progress line: {l}"));
+            (share, done, all, l.to_string())
+        })
+        .collect()
+}
+
+/// Short runs (issue 29): the share shown moves with the units (it stayed at 0.0 % for a
+/// quarter of a second), no ETA is told before half a second (N = 8 told 28 years), the rate
+/// is on every line, and no interval of 0 between lines.
+#[test]
+fn progress_of_short_runs() {
+    let every = ["--progress-every", "0.001", "--threads", "2"];
+    let lines = progress_lines(&[&["count", "16"][..], &every].concat());
+    assert!(lines.len() > 2, "{lines:?}");
+    for (share, done, all, line) in &lines {
+        assert!((share / 100.0 - done / all).abs() < 0.25, "{line}");
+        assert!(line.contains(" units/"), "{line}");
+    }
+    let lines = progress_lines(&[&["count", "12"][..], &every].concat());
+    let (last, before) = lines.split_last().unwrap();
+    assert!(last.3.ends_with("ETA 0:00:00"), "{}", last.3);
+    for (_, _, _, line) in before {
+        assert!(line.ends_with("ETA ?"), "{line}");
+    }
+    nq().args(["count", "8", "--progress-every", "0"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            predicate::str::contains("at least 0.001 seconds between progress lines")
+                .and(predicate::str::ends_with(")\n"))
+                .and(predicate::function(|e: &str| e.lines().count() == 1)),
+        );
 }
 
 /// A checkpoint belongs to the job, not to the kernel: a run stopped on one kernel resumes on

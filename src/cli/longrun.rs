@@ -40,9 +40,9 @@ pub struct LongRunArgs {
     /// Show progress on stderr even when it is not a terminal: a line every --progress-every.
     #[arg(long)]
     progress: bool,
-    /// Seconds between progress lines when stderr is not a terminal [default: 10]; implies
-    /// --progress.
-    #[arg(long, value_name = "SECS", value_parser = parse_secs, conflicts_with = "quiet")]
+    /// Seconds between progress lines when stderr is not a terminal [default: 10], at least
+    /// 0.001; implies --progress.
+    #[arg(long, value_name = "SECS", value_parser = parse_interval, conflicts_with = "quiet")]
     progress_every: Option<Duration>,
     /// No progress and no notes on stderr.
     #[arg(short, long, conflicts_with = "progress")]
@@ -68,6 +68,21 @@ fn parse_secs(s: &str) -> Result<Duration, String> {
         .filter(|x| x.is_finite() && *x >= 0.0 && *x < 1e9)
         .map(Duration::from_secs_f64)
         .ok_or_else(|| format!("'{s}' is not a number of seconds"))
+}
+
+/// The shortest time between progress lines, in seconds: 0, which printed a line per finished
+/// unit, is refused (issue 29), and so is anything shorter.
+const SHORTEST_INTERVAL: f64 = 0.001;
+
+/// Seconds between progress lines: a number of seconds of at least [`SHORTEST_INTERVAL`].
+fn parse_interval(s: &str) -> Result<Duration, String> {
+    let secs = parse_secs(s)?;
+    if secs.as_secs_f64() < SHORTEST_INTERVAL {
+        return Err(format!(
+            "needs at least {SHORTEST_INTERVAL} seconds between progress lines"
+        ));
+    }
+    Ok(secs)
 }
 
 fn parse_shard(s: &str) -> Result<ShardSpec, String> {

@@ -278,18 +278,36 @@ fn eta(p: &Progress) -> String {
     )
 }
 
+/// The units finished in this run per second, minute or hour (the first of them with at least
+/// one unit), for runs of milliseconds to months alike.
+fn rate(p: &Progress) -> String {
+    let per_sec = p.units_this_run as f64 / p.elapsed.as_secs_f64().max(1e-9);
+    let (r, per) = if per_sec >= 1.0 {
+        (per_sec, "s")
+    } else if per_sec * 60.0 >= 1.0 {
+        (per_sec * 60.0, "min")
+    } else {
+        (per_sec * 3600.0, "h")
+    };
+    if r >= 100.0 {
+        format!("{r:.0} units/{per}")
+    } else {
+        format!("{r:.1} units/{per}")
+    }
+}
+
 /// The bar's message, from the most detailed (units, rate, elapsed time and ETA) to the
-/// shortest (the ETA), for [`fit`].
+/// shortest (the ETA), for [`fit`]; the rate outlasts the elapsed time.
 fn summaries(p: &Progress) -> Vec<String> {
-    let rate = p.units_this_run as f64 / p.elapsed.as_secs_f64().max(1e-9);
-    let (units, elapsed, eta) = (
+    let (units, rate, elapsed, eta) = (
         format!("{}/{} units", p.units_done, p.units_total),
+        rate(p),
         clock(p.elapsed),
         eta(p),
     );
     vec![
-        format!("{units}, {rate:.1} units/s, elapsed {elapsed}, ETA {eta}"),
-        format!("{units}, elapsed {elapsed}, ETA {eta}"),
+        format!("{units}, {rate}, elapsed {elapsed}, ETA {eta}"),
+        format!("{units}, {rate}, ETA {eta}"),
         format!("{units}, ETA {eta}"),
         format!("ETA {eta}"),
     ]
@@ -358,24 +376,45 @@ mod tests {
                 assert!(msg.contains("ETA 1d 1:01:01"), "{width}: {msg}");
             }
         }
-        // On 80 columns, the units and the ETA of this long run; at 120, everything.
+        // On 80 columns, the units, the rate and the ETA of this long run (CLUSTER.md promises
+        // the rate); at 120, everything.
         let at80 = fit(&summaries(&p), message_room(80));
-        assert_eq!(at80, "123456/708526 units, ETA 1d 1:01:01");
-        assert!(fit(&summaries(&p), message_room(120)).contains("units/s"));
-        // A count of minutes shows its elapsed time on 80 columns too.
+        assert_eq!(at80, "123456/708526 units, 2.8 units/s, ETA 1d 1:01:01");
+        assert!(fit(&summaries(&p), message_room(120)).contains("elapsed 10:00:00"));
+        // A count of minutes too: its rate rather than its elapsed time.
         let short = Progress {
             units_done: 1_234,
             units_total: 3_206,
+            units_this_run: 1_234,
             remaining: Some(Duration::from_secs(207)),
             elapsed: Duration::from_secs(62),
             ..p
         };
         let at80 = fit(&summaries(&short), message_room(80));
-        assert_eq!(at80, "1234/3206 units, elapsed 0:01:02, ETA 0:03:27");
+        assert_eq!(at80, "1234/3206 units, 19.9 units/s, ETA 0:03:27");
         // The style's bar is the width counted here.
         assert_eq!(bar_width(80), 20);
         assert_eq!(bar_width(200), 30);
         assert_eq!(bar_width(20), 10);
+    }
+
+    #[test]
+    fn the_rate_is_told_per_second_minute_or_hour() {
+        let at = |units: usize, secs: u64| {
+            rate(&Progress {
+                units_done: units,
+                units_total: 1_000_000,
+                units_this_run: units,
+                fraction: 0.5,
+                remaining: None,
+                elapsed: Duration::from_secs(secs),
+            })
+        };
+        assert_eq!(at(135_107, 1), "135107 units/s");
+        assert_eq!(at(3, 2), "1.5 units/s");
+        assert_eq!(at(3, 60), "3.0 units/min");
+        assert_eq!(at(5, 36_000), "0.5 units/h");
+        assert_eq!(at(0, 0), "0.0 units/h");
     }
 
     #[test]

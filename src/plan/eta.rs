@@ -21,9 +21,7 @@
 //! of the units they finished (their wall time × the workers, [`Eta::with_time_before`]) count
 //! as evidence worth a tenth of this run's estimated work ([`PRIOR_SHARE`]), so that the
 //! first seconds after a resume, a few units measured on a machine whose load may just have
-//! changed, do not swing the ETA alone; this run's own units outweigh it as they finish. (Replayed
-//! with the same unit times, a resumed run's ETA is as right as the fresh run's at the same
-//! units: the estimator itself does not drift on resume; `plan::measure`'s `resume_replay`.)
+//! changed, do not swing the ETA alone; this run's own units outweigh it as they finish.
 //!
 //! All times are seconds from the start of the run, passed in by the caller: the estimator reads
 //! no clock, so its arithmetic is tested with made-up runs.
@@ -88,6 +86,16 @@ const OVERDUE_SHARE: f64 = 0.1;
 /// it wrong, and it fades alike (the checks: `results/2026-12-01-eta-resume/NOTE.md`).
 pub const PRIOR_SHARE: f64 = 0.1;
 
+/// The least estimate a unit is taken to have, as a share of the run's mean: a unit estimated at
+/// nothing still takes the time of setting up its search, and a ratio learned from it alone
+/// would be near infinite (`results/2026-12-01-progress-short/NOTE.md`).
+pub const MIN_COST_SHARE: f64 = 0.01;
+
+/// A fresh run tells no time left before it has gone on this long (seconds): a run that ends
+/// sooner is over before a line could be read, and its first units, run on cold caches while
+/// the workers start, tell little (N = 12's first unit finished at 64 % of its 7 ms).
+pub const FIRST_ETA_AFTER: f64 = 0.5;
+
 /// How many units at the end of the queue are scheduled one by one; the ones before them are
 /// spread evenly over the workers (they are small against the whole when there are many).
 const TAIL_PER_THREAD: usize = 64;
@@ -111,6 +119,11 @@ impl Eta {
         } else {
             1.0
         };
+        let floor = |u: Planned| Planned {
+            cost: u.cost.max(MIN_COST_SHARE * scale),
+            ..u
+        };
+        let order: Vec<Planned> = order.into_iter().map(floor).collect();
         Eta {
             threads,
             taken: threads.min(order.len()),
@@ -143,10 +156,11 @@ impl Eta {
             .map(|(u, &c)| (u.class, c))
             .collect();
         for u in done {
-            self.before_weight += u.cost / self.scale;
+            let cost = u.cost.max(MIN_COST_SHARE * self.scale);
+            self.before_weight += cost / self.scale;
             if let Some(&c) = dense.get(&u.class) {
-                self.before.push((c, u.cost));
-                self.before_by_class[c] += u.cost / self.scale;
+                self.before.push((c, cost));
+                self.before_by_class[c] += cost / self.scale;
             }
         }
         self
@@ -280,10 +294,14 @@ impl Eta {
     }
 
     /// The predicted seconds from `now` to the end of the run; `None` until a unit has finished
-    /// (or, resumed, until the time of the runs before is given), `Some(0.0)` when all have.
+    /// and, unless the runs before a resumed one give a speed, [`FIRST_ETA_AFTER`] has passed;
+    /// `Some(0.0)` when all have finished.
     pub fn remaining(&self, now: f64) -> Option<f64> {
         if self.finished_count == self.order.len() {
             return Some(0.0);
+        }
+        if self.prior.is_none() && now < FIRST_ETA_AFTER {
+            return None;
         }
         let flying = self.in_flight(now);
         let model = self.model(&flying)?;
@@ -459,7 +477,11 @@ mod tests {
             if now < from * end || eta.finished_count() == 0 {
                 continue;
             }
-            let left = eta.remaining(now).unwrap();
+            // Nor in a run's first moments.
+            let Some(left) = eta.remaining(now) else {
+                assert!(now < FIRST_ETA_AFTER, "no ETA at {now}");
+                continue;
+            };
             let real = end - now;
             worst = worst.max((left - real).abs() / real);
         }
@@ -643,6 +665,57 @@ mod tests {
             e_alone < 0.2 && e_resumed.abs() <= e_alone,
             "{e_alone} {e_resumed}"
         );
+    }
+
+    /// N = 8 as it ran on two workers (78 edge units, 50 of them estimated at nothing; the
+    /// first unit 0.36 ms on cold caches, the others about 1 µs): no time left is told before
+    /// it ends (it told 1.3e9 s after its first unit, issue 29).
+    #[test]
+    fn a_run_too_short_to_say_tells_no_time_left() {
+        use crate::plan::{cost, Job, Plan};
+        let plan = Plan::new(Job::new(8).unwrap().with_default_split_depth(2));
+        let costs = cost::estimate(&plan);
+        let mut ids: Vec<u32> = (0..costs.len() as u32).collect();
+        ids.sort_by_key(|&i| scrambled(i));
+        let order = ids
+            .iter()
+            .map(|&i| Planned {
+                id: i,
+                cost: costs[i as usize] as f64,
+                class: cost::class(&plan, &plan.units()[i as usize]),
+            })
+            .collect();
+        let secs: Vec<f64> = (0..ids.len())
+            .map(|k| if k == 0 { 3.6e-4 } else { 1e-6 })
+            .collect();
+        let mut eta = Eta::new(2, order);
+        let events = simulate(&secs, 2);
+        for (k, &(t, pos, w, s, e)) in events.iter().enumerate() {
+            eta.finished(ids[pos as usize], w, s, e);
+            let left = eta.remaining(t);
+            if k + 1 < events.len() {
+                assert_eq!(left, None, "after {} units", k + 1);
+            } else {
+                assert_eq!(left, Some(0.0));
+            }
+        }
+    }
+
+    /// A unit estimated at nothing that finishes first teaches no absurd speed: its estimate
+    /// counts as [`MIN_COST_SHARE`] of the mean (without it, the 99 s left were told as 1e9 s).
+    #[test]
+    fn a_unit_estimated_at_nothing_is_still_a_unit() {
+        let mut costs = vec![1.0; 100];
+        costs[0] = 1e-9;
+        let mut secs = vec![1.0; 100];
+        secs[0] = 0.01;
+        let mut eta = Eta::new(1, planned(&costs, &[0; 100]));
+        eta.finished(0, 0, 0.0, 0.01);
+        let (left, real) = (eta.remaining(0.6).unwrap(), 99.41);
+        assert!((left - real).abs() < 0.25 * real, "{left}");
+        // And the rest of the run is told right from then on.
+        let worst = worst_error(planned(&costs, &[0; 100]), &secs, 1, 0.0);
+        assert!(worst < 0.25, "{worst}");
     }
 
     #[test]

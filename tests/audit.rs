@@ -726,3 +726,51 @@ fn audit_compares_a_whole_job_with_the_published_count() {
     ))
     .stdout(predicate::str::contains("FAILED"));
 }
+
+/// A shard file reformatted by an editor (pretty-printed, its content the same) is read as
+/// written; one whose content changed says so (issue 29, item 5).
+#[test]
+fn a_pretty_printed_shard_file_is_still_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let files: Vec<PathBuf> = (0..2)
+        .map(|i| shard(d, 9, i, 2, &format!("s{i}.json"), &[]))
+        .collect();
+    let pretty = d.join("pretty.json");
+    let out = std::process::Command::new("python3")
+        .args(["-m", "json.tool", "--indent", "2"])
+        .arg(&files[1])
+        .arg(&pretty)
+        .output()
+        .expect("python3 runs json.tool (Python 3 is needed for this test)");
+    assert!(out.status.success(), "{out:?}");
+    let text = std::fs::read_to_string(&pretty).unwrap();
+    assert!(
+        text.starts_with("{\n  \"format\": \"nqueens-shard\""),
+        "{text}"
+    );
+    nq().arg("merge")
+        .args([&files[0], &pretty])
+        .assert()
+        .success()
+        .stdout("352\n");
+    assert!(python(&[pretty.as_os_str()]).status.success());
+    // One digit changed in the unit totals, nothing else.
+    let at = text.find("\"unit_totals\": [").unwrap();
+    let digit = at + text[at..].find(|c: char| c.is_ascii_digit()).unwrap();
+    let mut changed = text.clone().into_bytes();
+    changed[digit] = if changed[digit] == b'9' {
+        b'8'
+    } else {
+        changed[digit] + 1
+    };
+    std::fs::write(&pretty, changed).unwrap();
+    nq().arg("merge")
+        .args([&files[0], &pretty])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "checksum mismatch: the file was changed after nqueens wrote it",
+        ));
+}

@@ -513,6 +513,17 @@ fn messages_say_what_to_do() {
         None,
         "'-1/4' is not a shard I/M",
     );
+    // Shards are numbered from 0, and the refusal says so (issue 29, item 4).
+    usage_error(
+        &["count", "8", "--shard", "8/8"],
+        None,
+        "there is no shard 8 of 8: shards are numbered 0 to 7",
+    );
+    usage_error(
+        &["count", "8", "--shard", "0/0"],
+        None,
+        "one shard at least",
+    );
     usage_error(
         &["count", "1", "--split-depth", "2"],
         None,

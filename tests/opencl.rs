@@ -70,6 +70,8 @@ fn kernel_opencl_counts_and_reports_its_device() {
             devices[0]["units"], j["units"],
             "the device took every unit"
         );
+        // `kernel` names what counted (issue 29, item 7).
+        assert_eq!(j["kernel"], "opencl", "{args:?}");
     }
     // One device beside the CPU threads.
     let out = nq()
@@ -89,6 +91,14 @@ fn kernel_opencl_counts_and_reports_its_device() {
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["total"], 73712);
     assert_eq!(j["devices"].as_array().map(Vec::len), Some(1));
+    let shared = j["devices"][0]["units"].as_u64().unwrap() < j["units"].as_u64().unwrap();
+    let cpu = nqueens::Kernel::best().name();
+    let want = if shared {
+        format!("{cpu}+opencl")
+    } else {
+        "opencl".into()
+    };
+    assert_eq!(j["kernel"], want.as_str());
     // verify takes the same options.
     nq().args(["verify", "--max", "11", "--unique", "--kernel", "opencl"])
         .assert()

@@ -47,7 +47,8 @@ pub struct LongRunArgs {
     /// No progress and no notes on stderr.
     #[arg(short, long, conflicts_with = "progress")]
     quiet: bool,
-    /// Compute only shard I of M (0-based) and print or write (--out) its result file.
+    /// Compute only shard I of M (numbered from 0: 0/8 to 7/8, as Slurm numbers array tasks)
+    /// and print or write (--out) its result file.
     #[arg(long, value_name = "I/M", value_parser = parse_shard, allow_hyphen_values = true)]
     shard: Option<ShardSpec>,
     /// Start a run estimated to take more than an hour of CPU time (without it, such a run

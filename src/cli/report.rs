@@ -29,7 +29,8 @@ struct CountJson {
     shard: Option<String>,
     /// Method used.
     method: String,
-    /// Search kernel used.
+    /// What counted: the CPU kernel (`avx512`, ...), `opencl` when OpenCL devices took every
+    /// unit, or both (`avx512+opencl`).
     kernel: String,
     /// Where the CPU workers' searches ran: `lanes` (on the kernel's vector lanes) and
     /// `depth_first` (trees too small for the lanes, or the dfs kernel). Zero lane searches
@@ -61,6 +62,18 @@ struct DeviceJson {
     /// Why it stopped, if it failed (the CPU counted its units instead).
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+}
+
+/// What counted: the CPU kernel, `opencl` when OpenCL devices took every unit counted in this
+/// run (not the `resumed` ones), or both (`avx512+opencl`) when they shared them.
+fn kernel_words(r: &Report, resumed: usize) -> String {
+    let on_devices: usize = r.devices.iter().map(|d| d.units).sum();
+    let on_cpu = r.units.saturating_sub(resumed + on_devices);
+    match (on_devices, on_cpu) {
+        (0, _) => r.kernel.to_string(),
+        (_, 0) => "opencl".into(),
+        _ => format!("{}+opencl", r.kernel),
+    }
 }
 
 /// Prints a finished count: the total (and unique) on one line, or one JSON object.
@@ -118,7 +131,7 @@ pub(super) fn print_report_of(
             units: r.units,
             shard: shard.map(|s| s.spec),
             method: r.method.to_string(),
-            kernel: r.kernel.to_string(),
+            kernel: kernel_words(r, resumed_units.unwrap_or(0)),
             searches: r.searches,
             elapsed_s: r.elapsed.as_secs_f64(),
             devices: r

@@ -56,16 +56,22 @@ impl fmt::Display for ShardSpec {
 
 impl FromStr for ShardSpec {
     type Err = String;
-    /// Parses `I/M` with `0 <= I < M`.
+    /// Parses `I/M` with `0 <= I < M`: shards are numbered from 0, as Slurm numbers the tasks
+    /// of an array.
     fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("'{s}' is not a shard I/M with 0 <= I < M (for example 3/8)");
+        let shown = store::short(&s.escape_debug().to_string());
+        let bad = || format!("'{shown}' is not a shard I/M with 0 <= I < M (for example 3/8)");
         let (i, m) = s.split_once('/').ok_or_else(bad)?;
         let index: u32 = i.trim().parse().map_err(|_| bad())?;
         let count: u32 = m.trim().parse().map_err(|_| bad())?;
-        if index >= count {
-            return Err(bad());
+        match count {
+            0 => Err(format!("'{shown}': a job is split into one shard at least")),
+            _ if index >= count => Err(format!(
+                "there is no shard {index} of {count}: shards are numbered 0 to {}",
+                count - 1
+            )),
+            _ => Ok(ShardSpec { index, count }),
         }
-        Ok(ShardSpec { index, count })
     }
 }
 

@@ -790,7 +790,7 @@ impl Write for HashWriter {
     }
 }
 
-/// The SHA-256 of the JSON form of `value` (as [`checksum`] writes it), without the JSON
+/// The SHA-256 of the JSON form of `value` (as `sha256:` and hex digits), without the JSON
 /// itself in memory.
 pub(crate) fn checksum_of<T: Serialize>(value: &T) -> String {
     let mut w = HashWriter(Sha256::new());

@@ -20,11 +20,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let corner = Queen::one_based(1, 1).expect("1-based");
     let job = Job::new(10)?.with_placed(&[corner])?;
     let mut found = 0;
-    let _ = for_each_solution(&job, |cols| {
+    let _ = for_each_solution(&job, |s| {
         found += 1;
         if found <= 3 {
-            // 0-based column of each row's queen.
-            println!("{cols:?}");
+            // The 1-based column of each row's queen, top row first.
+            println!("{:?}", s.columns().collect::<Vec<u32>>());
         }
         ControlFlow::Continue(())
     })?;

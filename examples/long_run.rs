@@ -3,31 +3,11 @@
 //! a second, as Ctrl-C would stop the command-line tool, then resumed:
 //! `cargo run --release --example long_run -- 18 /tmp/n18.ckpt`.
 
-use nqueens::longrun::{Finish, Progress, Run, Watch};
+use nqueens::longrun::{Finish, LogLines, Run};
 use nqueens::{Engine, Job};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-
-/// Prints the progress once a second.
-struct Log(Duration);
-
-impl Watch for Log {
-    fn progress(&mut self, p: &Progress) {
-        if p.elapsed >= self.0 {
-            self.0 += Duration::from_secs(1);
-            let eta = p
-                .remaining
-                .map_or("?".into(), |d| format!("{:.1} s", d.as_secs_f64()));
-            println!(
-                "{:5.1}% of the work, {}/{} units, ETA {eta}",
-                100.0 * p.fraction,
-                p.units_done,
-                p.units_total
-            );
-        }
-    }
-}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -51,7 +31,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             prepared.resumed(),
             prepared.units()
         );
-        match prepared.execute(&engine, &mut Log(Duration::ZERO))? {
+        // A line of progress on stderr every half second, the library's own.
+        let mut log = LogLines::new(Duration::from_millis(500));
+        let finish = prepared.execute(&engine, &mut log)?;
+        log.finish();
+        match finish {
             Finish::Stopped { done, units, .. } => {
                 println!("stopped: {done} of {units} units saved in {ckpt}; resuming");
             }

@@ -28,8 +28,7 @@
 //! use std::sync::{atomic::AtomicBool, Arc};
 //! use std::time::Duration;
 //!
-//! let dir = tempfile::tempdir()?;
-//! let ckpt = dir.path().join("n12.ckpt");
+//! let ckpt = std::env::temp_dir().join(format!("nqueens-doc-{}.ckpt", std::process::id()));
 //! let engine = Engine::new(2)?;
 //! let job = Job::new(12)?.with_unique(true);
 //! let stopped = Run::new(job.clone())
@@ -42,6 +41,7 @@
 //!     unreachable!("nothing stops it this time");
 //! };
 //! assert_eq!((done.report.counts.total, done.report.counts.unique), (14200, 1787));
+//! std::fs::remove_file(&ckpt)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

@@ -6,8 +6,9 @@
 mod common;
 
 use assert_cmd::Command;
+use common::lock_path;
 use nqueens::known::published;
-use nqueens::longrun::lock::{lock_path, RunLock};
+use nqueens::longrun::lock::RunLock;
 use nqueens::longrun::{Checkpoint, ShardResult};
 use std::os::unix::fs::{symlink, FileTypeExt};
 use std::path::{Path, PathBuf};

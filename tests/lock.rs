@@ -4,8 +4,9 @@
 mod common;
 
 use assert_cmd::Command;
+use common::lock_path;
 use nqueens::known::published;
-use nqueens::longrun::lock::{lock_path, RunLock};
+use nqueens::longrun::lock::RunLock;
 use predicates::prelude::*;
 use std::path::Path;
 use std::process::{Child, Stdio};

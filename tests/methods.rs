@@ -204,7 +204,12 @@ fn searched_rows(plan: &Plan, u: &nqueens::Unit) -> u32 {
         return n - depth;
     }
     let [_, _, left, right] = u.frame.map(u32::from);
-    let placed: Vec<u32> = plan.job().placed().iter().map(|q| q.row).collect();
+    let placed: Vec<u32> = plan
+        .job()
+        .placed()
+        .iter()
+        .map(|q| q.zero_based().0)
+        .collect();
     (depth..n)
         .filter(|&r| r != n - 1 && r != left && r != right && !placed.contains(&r))
         .count() as u32
@@ -217,10 +222,10 @@ fn frame_clashes(plan: &Plan, u: &nqueens::Unit) -> bool {
     let edge = [(0, top), (m, bottom), (left, 0), (right, m)];
     plan.method() == Method::Edge
         && edge.iter().any(|&(r, c)| {
-            plan.job()
-                .placed()
-                .iter()
-                .any(|q| q.row == r || q.col == c || q.row.abs_diff(r) == q.col.abs_diff(c))
+            plan.job().placed().iter().any(|q| {
+                let (qr, qc) = q.zero_based();
+                qr == r || qc == c || qr.abs_diff(r) == qc.abs_diff(c)
+            })
         })
 }
 
@@ -588,7 +593,10 @@ fn naive_placed(n: usize, placed: &[Queen]) -> (u128, u128) {
     let mut total = 0;
     let mut canonical = 0;
     for s in &all {
-        if !placed.iter().all(|q| s[q.row as usize] == q.col as usize) {
+        if !placed
+            .iter()
+            .all(|q| s[q.zero_based().0 as usize] == q.zero_based().1 as usize)
+        {
             continue;
         }
         total += 1;
@@ -627,7 +635,7 @@ proptest! {
     /// Pre-placed queens with each method: the counts equal the naive solver's.
     #[test]
     fn placed_queens_equal_brute_force((n, qs) in queens_strategy(), depth in 1u32..=3) {
-        let queens: Vec<Queen> = qs.iter().map(|&(row, col)| Queen { row, col }).collect();
+        let queens: Vec<Queen> = qs.iter().map(|&(row, col)| Queen::from_zero_based(row, col)).collect();
         let Ok(base) = Job::new(n).unwrap().with_split_depth(depth.min(n)).unwrap().with_placed(&queens) else {
             // Conflicting placements are rejected up front; nothing to count.
             return Ok(());
@@ -656,10 +664,7 @@ fn placed_queens_on_large_boards_on_every_kernel() {
             .unwrap();
         // Rows 0..=2 and the last 12 stay open.
         let queens: Vec<Queen> = (3..n - 12)
-            .map(|row| Queen {
-                row,
-                col: c.column(u64::from(row)) as u32,
-            })
+            .map(|row| Queen::one_based(row + 1, c.column(u64::from(row) + 1) as u32).unwrap())
             .collect();
         let base = Job::new(n)
             .unwrap()
@@ -710,7 +715,7 @@ fn placed_queens_on_large_boards_on_every_kernel() {
 /// A placement that all eight symmetries map to itself (the centre of an odd board) keeps the d4 and edge methods; any other makes them fall back.
 #[test]
 fn d4_keeps_symmetric_placements_only() {
-    let q = |row, col| Queen { row, col };
+    let q = |row, col| Queen::from_zero_based(row, col);
     for method in [Method::D4, Method::Edge] {
         for n in [5u32, 7, 9, 11] {
             let c = n / 2;
@@ -756,7 +761,7 @@ fn d4_keeps_symmetric_placements_only() {
 #[test]
 fn symmetric_placements_keep_or_drop_the_method() {
     use Method::{Edge, Mirror, Plain, D4};
-    let q = |row, col| Queen { row, col };
+    let q = |row, col| Queen::from_zero_based(row, col);
     // (name, N, queens, the method that runs for edge, d4, mirror, plain)
     let mut cases: Vec<(&str, u32, Vec<Queen>, [Method; 4])> = Vec::new();
     for n in [5u32, 7, 9, 11, 13] {
@@ -785,7 +790,7 @@ fn symmetric_placements_keep_or_drop_the_method() {
         let mut pair = None;
         let mut diagonal = None;
         let _ = nqueens::solutions::for_each_solution(&Job::new(n).unwrap(), |s| {
-            let col = |r: usize| s[r] as usize;
+            let col = |r: usize| s.zero_based()[r] as usize;
             if pair.is_none() {
                 pair = (0..m / 2).find(|&r| col(m - r) == m - col(r)).map(|r| {
                     vec![

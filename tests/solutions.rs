@@ -15,6 +15,7 @@ use std::ops::ControlFlow;
 
 /// An O(N) check that `cols` (0-based column of each row) is a solution: a permutation with
 /// no two queens on one diagonal.
+/// Whether the 0-based columns `cols` (row by row) are a solution.
 fn is_solution(cols: &[u64]) -> bool {
     let n = cols.len();
     let mut col = vec![false; n];
@@ -43,7 +44,7 @@ fn naive_all(n: usize) -> Vec<Vec<u8>> {
 fn listed(job: &Job) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     let flow = for_each_solution(job, |s| {
-        out.push(s.to_vec());
+        out.push(s.zero_based().to_vec());
         ControlFlow::Continue(())
     })
     .unwrap();
@@ -161,7 +162,9 @@ fn every_printed_solution_is_valid_and_in_order() {
             let mut printer = Printer::new(kind.format(), Vec::new());
             let job = Job::new(n).unwrap();
             let _ = for_each_solution(&job, |s| {
-                printer.solution(u64::from(n), s.iter().copied()).unwrap();
+                printer
+                    .solution(u64::from(n), s.zero_based().iter().copied())
+                    .unwrap();
                 ControlFlow::Continue(())
             })
             .unwrap();
@@ -208,7 +211,7 @@ fn unique_with_placed_queens_is_refused() {
     let job = Job::new(8)
         .unwrap()
         .with_unique(true)
-        .with_placed(&[Queen { row: 0, col: 0 }])
+        .with_placed(&[Queen::from_zero_based(0, 0)])
         .unwrap();
     assert!(matches!(
         for_each_solution(&job, |_| ControlFlow::Continue(())),
@@ -219,7 +222,7 @@ fn unique_with_placed_queens_is_refused() {
 #[test]
 fn construction_is_valid_for_every_n_to_2000() {
     for n in (1..=2000u64).filter(|&n| n != 2 && n != 3) {
-        let s: Vec<u64> = construct(n).unwrap().unwrap().collect();
+        let s: Vec<u64> = construct(n).unwrap().unwrap().map(|c| c - 1).collect();
         assert_eq!(s.len() as u64, n);
         assert!(is_solution(&s), "n = {n}");
     }
@@ -231,7 +234,7 @@ fn construction_is_valid_for_every_n_to_2000() {
 #[test]
 fn construction_is_valid_for_large_n() {
     for n in [100_000u64, 100_001, 100_002, 100_003, 1_000_000, 1_000_003] {
-        let s: Vec<u64> = construct(n).unwrap().unwrap().collect();
+        let s: Vec<u64> = construct(n).unwrap().unwrap().map(|c| c - 1).collect();
         assert!(is_solution(&s), "n = {n}");
     }
 }
@@ -240,7 +243,7 @@ fn construction_is_valid_for_large_n() {
 #[ignore = "10^7 rows: a few seconds; run by scripts/slow-checks.sh"]
 fn construction_is_valid_for_ten_million() {
     for n in [10_000_000u64, 10_000_001, 10_000_002, 10_000_003] {
-        let s: Vec<u64> = construct(n).unwrap().unwrap().collect();
+        let s: Vec<u64> = construct(n).unwrap().unwrap().map(|c| c - 1).collect();
         assert!(is_solution(&s), "n = {n}");
     }
 }
@@ -280,8 +283,8 @@ proptest! {
         method_plain in any::<bool>(),
     ) {
         // Mostly on the board, sometimes one off it.
-        let queens: Vec<Queen> = raw.iter().map(|&(r, c)| Queen { row: r % (n + 1), col: c % (n + 1) }).collect();
-        let pairs: Vec<(usize, usize)> = queens.iter().map(|q| (q.row as usize, q.col as usize)).collect();
+        let queens: Vec<Queen> = raw.iter().map(|&(r, c)| Queen::from_zero_based(r % (n + 1), c % (n + 1))).collect();
+        let pairs: Vec<(usize, usize)> = queens.iter().map(|q| (q.zero_based().0 as usize, q.zero_based().1 as usize)).collect();
         let method = if method_plain { Method::Plain } else { Method::Mirror };
         let job = Job::new(n).unwrap().with_method(method).with_split_depth(depth.min(n)).unwrap().with_placed(&queens);
         match brute_force(n as usize, &pairs) {
@@ -326,7 +329,7 @@ fn uva750_every_queen_like_the_naive_solver() {
         for c in 1..=8u8 {
             let mut got = Vec::new();
             uva750::for_each_judge_solution(uva750::Dataset { row: r, col: c }, |t| {
-                got.push(t.to_vec())
+                got.push(t.zero_based().to_vec())
             });
             // The queen in column c is on row r.
             assert!(got.iter().all(|t| t[c as usize - 1] == r - 1));
@@ -369,7 +372,7 @@ fn printed(job: &Job, kind: Kind, limit: Option<u64>) -> Vec<u8> {
         if Some(printer.written()) == limit {
             return ControlFlow::Break(());
         }
-        printer.solution(n, s.iter().copied()).unwrap();
+        printer.solution(n, s.zero_based().iter().copied()).unwrap();
         ControlFlow::Continue(())
     })
     .unwrap();
@@ -506,7 +509,7 @@ fn writing_errors_stop_the_listing() {
     let unique_placed = Job::new(8)
         .unwrap()
         .with_unique(true)
-        .with_placed(&[Queen { row: 0, col: 0 }])
+        .with_placed(&[Queen::from_zero_based(0, 0)])
         .unwrap();
     let opts = WriteOptions { threads: 2, ..opts };
     assert!(matches!(

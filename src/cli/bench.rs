@@ -7,13 +7,14 @@
 //! `scaling.json` on standard output), and a signal stops the runs but writes what was
 //! measured, marked partial.
 
-use super::progress::{clock, fit, stderr_target, Fitted};
+use super::progress::{fit, stderr_target, Fitted};
 use super::{parse_n, UsageError};
 use super::{Exit, Failure, Result};
 use clap::Args;
 use indicatif::ProgressBar;
 use nqueens::bench::{self, export, BenchError, Machine, Progress, Report, Settings};
 use nqueens::known::MAX_KNOWN_N;
+use nqueens::longrun::clock;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};

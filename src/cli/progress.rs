@@ -11,9 +11,9 @@
 //! whole.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
-use nqueens::longrun::{Progress, Watch};
+use nqueens::longrun::{clock, LogLines, Progress, Watch};
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How progress is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,10 +211,9 @@ impl Fitted {
 
 /// The progress display of a run.
 pub struct Display {
-    mode: Mode,
     bar: Option<(ProgressBar, Fitted)>,
-    last_line: Instant,
-    last: Option<Progress>,
+    /// The lines of a log (the library's, prefixed as the command's messages are).
+    lines: Option<LogLines>,
 }
 
 impl Display {
@@ -225,74 +224,32 @@ impl Display {
             let fitted = Fitted::new(&bar);
             (bar, fitted)
         });
-        Display {
-            mode,
-            bar,
-            last_line: Instant::now(),
-            last: None,
-        }
+        let lines = match mode {
+            Mode::Lines(every) => Some(LogLines::new(every).prefixed("nqueens: progress: ")),
+            _ => None,
+        };
+        Display { bar, lines }
     }
 
     /// The run ended (finished or stopped): clear the bar, or print the last line in a log.
     pub fn finish(&mut self) {
         if let Some((bar, _)) = &self.bar {
             bar.finish_and_clear();
-        } else if let (Mode::Lines(_), Some(p)) = (self.mode, &self.last) {
-            note!("{}", line(p));
+        } else if let Some(lines) = &mut self.lines {
+            lines.finish();
         }
     }
 }
 
 impl Watch for Display {
     fn progress(&mut self, p: &Progress) {
-        self.last = Some(*p);
-        match self.mode {
-            Mode::Off => {}
-            Mode::Bar => {
-                if let Some((bar, fitted)) = &mut self.bar {
-                    let room = fitted.room(bar);
-                    bar.set_position((p.fraction * 1e6) as u64);
-                    bar.set_message(fit(&summaries(p), room));
-                }
-            }
-            Mode::Lines(every) => {
-                if self.last_line.elapsed() >= every {
-                    self.last_line = Instant::now();
-                    note!("{}", line(p));
-                }
-            }
+        if let Some((bar, fitted)) = &mut self.bar {
+            let room = fitted.room(bar);
+            bar.set_position((p.fraction * 1e6) as u64);
+            bar.set_message(fit(&summaries(p), room));
+        } else if let Some(lines) = &mut self.lines {
+            lines.progress(p);
         }
-    }
-}
-
-/// Units, rate, elapsed time and ETA.
-fn summary(p: &Progress) -> String {
-    summaries(p).swap_remove(0)
-}
-
-/// The ETA of `p`, or `?` before it can be told.
-fn eta(p: &Progress) -> String {
-    p.remaining.map_or_else(
-        || "?".into(),
-        |left| clock(Duration::from_secs(left.as_secs_f64().round() as u64)),
-    )
-}
-
-/// The units finished in this run per second, minute or hour (the first of them with at least
-/// one unit), for runs of milliseconds to months alike.
-fn rate(p: &Progress) -> String {
-    let per_sec = p.units_this_run as f64 / p.elapsed.as_secs_f64().max(1e-9);
-    let (r, per) = if per_sec >= 1.0 {
-        (per_sec, "s")
-    } else if per_sec * 60.0 >= 1.0 {
-        (per_sec * 60.0, "min")
-    } else {
-        (per_sec * 3600.0, "h")
-    };
-    if r >= 100.0 {
-        format!("{r:.0} units/{per}")
-    } else {
-        format!("{r:.1} units/{per}")
     }
 }
 
@@ -301,9 +258,9 @@ fn rate(p: &Progress) -> String {
 fn summaries(p: &Progress) -> Vec<String> {
     let (units, rate, elapsed, eta) = (
         format!("{}/{} units", p.units_done, p.units_total),
-        rate(p),
+        p.rate(),
         clock(p.elapsed),
-        eta(p),
+        p.eta(),
     );
     vec![
         format!("{units}, {rate}, elapsed {elapsed}, ETA {eta}"),
@@ -311,26 +268,6 @@ fn summaries(p: &Progress) -> Vec<String> {
         format!("{units}, ETA {eta}"),
         format!("ETA {eta}"),
     ]
-}
-
-/// A progress line for a log.
-fn line(p: &Progress) -> String {
-    format!(
-        "nqueens: progress: {:.1}% of the estimated work, {}",
-        p.fraction * 100.0,
-        summary(p)
-    )
-}
-
-/// A duration as `h:mm:ss` (or `Nd h:mm:ss`).
-pub fn clock(d: Duration) -> String {
-    let s = d.as_secs();
-    let (days, h, m, s) = (s / 86400, s / 3600 % 24, s / 60 % 60, s % 60);
-    if days > 0 {
-        format!("{days}d {h}:{m:02}:{s:02}")
-    } else {
-        format!("{h}:{m:02}:{s:02}")
-    }
 }
 
 #[cfg(test)]
@@ -345,12 +282,6 @@ mod tests {
         assert_eq!(width_of(None, Some("wide")), 80);
         assert_eq!(width_of(None, Some("100000000")), WIDEST);
         assert_eq!(width_of(Some(65535), None), WIDEST);
-    }
-
-    #[test]
-    fn clock_format() {
-        assert_eq!(clock(Duration::from_secs(3725)), "1:02:05");
-        assert_eq!(clock(Duration::from_secs(90000)), "1d 1:00:00");
     }
 
     #[test]
@@ -399,47 +330,11 @@ mod tests {
     }
 
     #[test]
-    fn the_rate_is_told_per_second_minute_or_hour() {
-        let at = |units: usize, secs: u64| {
-            rate(&Progress {
-                units_done: units,
-                units_total: 1_000_000,
-                units_this_run: units,
-                fraction: 0.5,
-                remaining: None,
-                elapsed: Duration::from_secs(secs),
-            })
-        };
-        assert_eq!(at(135_107, 1), "135107 units/s");
-        assert_eq!(at(3, 2), "1.5 units/s");
-        assert_eq!(at(3, 60), "3.0 units/min");
-        assert_eq!(at(5, 36_000), "0.5 units/h");
-        assert_eq!(at(0, 0), "0.0 units/h");
-    }
-
-    #[test]
     fn fitting_cuts_only_what_does_not_fit() {
         let v = vec!["a long message".to_string(), "short".to_string()];
         assert_eq!(fit(&v, 20), "a long message");
         assert_eq!(fit(&v, 5), "short");
         assert_eq!(fit(&v, 4), "sho…");
         assert_eq!(fit(&v, 0), "");
-    }
-
-    #[test]
-    fn a_line_says_share_units_and_eta() {
-        let p = Progress {
-            units_done: 3,
-            units_total: 3,
-            units_this_run: 2,
-            fraction: 1.0,
-            remaining: Some(Duration::ZERO),
-            elapsed: Duration::from_secs(2),
-        };
-        assert_eq!(
-            line(&p),
-            "nqueens: progress: 100.0% of the estimated work, 3/3 units, 1.0 units/s, \
-             elapsed 0:00:02, ETA 0:00:00"
-        );
     }
 }

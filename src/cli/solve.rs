@@ -42,7 +42,8 @@ pub fn run(args: &SolveArgs) -> Result<Exit> {
         return Ok(Exit::Mismatch);
     };
     let mut printer = Printer::new(fmt, super::stdout());
-    printer.solution(args.n, solution)?;
+    // The printer takes 0-based columns.
+    printer.solution(args.n, solution.map(|c| c - 1))?;
     drop(printer.finish()?);
     Ok(Exit::Done)
 }

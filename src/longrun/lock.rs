@@ -153,7 +153,7 @@ fn holder_words(holder: &Option<Holder>) -> String {
 
 /// The lock file of `target`: the same path with `.lock` added to the file name (a name too
 /// long for that is shortened first, as the store shortens it for its temporary files).
-pub fn lock_path(target: &Path) -> PathBuf {
+pub(crate) fn lock_path(target: &Path) -> PathBuf {
     use crate::longrun::store::{fitted_name, NAME_MAX};
     let mut name = fitted_name(target, NAME_MAX - ".lock".len());
     name.push(".lock");

@@ -25,8 +25,10 @@ pub mod lock;
 mod run;
 pub(crate) mod shard;
 pub(crate) mod store;
+mod watch;
 
 pub use checkpoint::Checkpoint;
 pub use run::{Done, Finish, Prepared, Progress, Run, RunError, Watch};
 pub use shard::{merge_files, Disagreement, MergeError, Merged, ShardResult, ShardSpec};
 pub use store::{Identity, StoreError};
+pub use watch::{clock, LogLines};

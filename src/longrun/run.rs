@@ -44,8 +44,7 @@ use thiserror::Error;
 /// use std::sync::Arc;
 /// use std::time::Duration;
 ///
-/// let dir = tempfile::tempdir()?;
-/// let ckpt = dir.path().join("n13.ckpt");
+/// let ckpt = std::env::temp_dir().join(format!("nqueens-run-{}.ckpt", std::process::id()));
 /// let engine = Engine::new(2)?;
 /// let job = Job::new(13)?.with_unique(true).with_split_depth(2)?;
 ///
@@ -63,6 +62,7 @@ use thiserror::Error;
 ///     panic!("not stopped this time");
 /// };
 /// assert_eq!((done.report.counts.total, done.report.counts.unique), (73712, 9233));
+/// std::fs::remove_file(&ckpt)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]

@@ -4,22 +4,53 @@ use crate::error::{Attack, Error, Result};
 pub use crate::search::Method;
 use crate::search::{MAX_N, MAX_PREFIX};
 
-/// A queen on the board, 0-based: row 0 is the top row, column 0 the leftmost.
+/// A queen on the board. People write squares 1-based (row 1 at the top, column 1 leftmost),
+/// programs 0-based: each way has its constructor and its accessor, named so.
+///
+/// ```
+/// use nqueens::Queen;
+///
+/// let q = Queen::one_based(1, 3).unwrap();
+/// assert_eq!((q.row(), q.col()), (1, 3));
+/// assert_eq!(q.zero_based(), (0, 2));
+/// assert_eq!(Queen::from_zero_based(0, 2), q);
+/// assert_eq!(Queen::one_based(0, 3), None);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Queen {
     /// Row, 0-based.
-    pub row: u32,
+    pub(crate) row: u32,
     /// Column, 0-based.
-    pub col: u32,
+    pub(crate) col: u32,
 }
 
 impl Queen {
-    /// A queen at 1-based `row` and `col`, as people write them.
+    /// A queen at 1-based `row` and `col`, as people write them; `None` for row or column 0.
     pub fn one_based(row: u32, col: u32) -> Option<Queen> {
         Some(Queen {
             row: row.checked_sub(1)?,
             col: col.checked_sub(1)?,
         })
+    }
+
+    /// A queen at 0-based `row` and `col`, as programs index them.
+    pub fn from_zero_based(row: u32, col: u32) -> Queen {
+        Queen { row, col }
+    }
+
+    /// Its row, 1-based.
+    pub fn row(self) -> u32 {
+        self.row + 1
+    }
+
+    /// Its column, 1-based.
+    pub fn col(self) -> u32 {
+        self.col + 1
+    }
+
+    /// Its row and column, 0-based.
+    pub fn zero_based(self) -> (u32, u32) {
+        (self.row, self.col)
     }
 }
 

@@ -17,25 +17,28 @@
 //! let job = Job::new(6)?.with_placed(&[Queen::one_based(1, 2).unwrap()])?;
 //! let mut seen = Vec::new();
 //! for_each_solution(&job, |s| {
-//!     seen.push(s.to_vec());
+//!     seen.push(s.columns().collect::<Vec<u32>>());
 //!     ControlFlow::Continue(())
 //! })?;
-//! assert_eq!(seen, vec![vec![1, 3, 5, 0, 2, 4]]);
+//! assert_eq!(seen, vec![vec![2, 4, 6, 1, 3, 5]]);
 //! # Ok::<(), nqueens::Error>(())
 //! ```
 
 use crate::error::{Error, Result};
 use crate::plan::{Job, Method, Plan, Unit};
 use crate::search::dfs::{self, MAX_N};
-use crate::search::symmetry;
+
 use std::ops::ControlFlow;
 
 pub mod uva750;
 mod write;
 
-/// The eight symmetries of the square and the canonical (lexicographically smallest) member of a
-/// solution's class: to tell which solutions are distinct.
-pub use crate::search::symmetry::{canonical, is_canonical, orbit, Orbit, Symmetry};
+/// The eight symmetries of the square and the canonical (lexicographically smallest) member of
+/// a solution's class: to tell which solutions are distinct. Solutions are given 0-based here,
+/// as [`Solution::zero_based`] gives them.
+pub mod symmetry {
+    pub use crate::search::symmetry::{canonical, is_canonical, orbit, Orbit, Symmetry};
+}
 pub use write::{write_solutions, WriteError, WriteOptions, MAX_PARALLEL_N};
 
 /// The largest board [`construct`] accepts: columns are written as `u32`-sized numbers.
@@ -64,14 +67,14 @@ impl Construction {
         self.n
     }
 
-    /// The 0-based column of the queen in the 0-based `row` (`row < n`).
+    /// The 1-based column of the queen in the 1-based `row` (1 to N).
     pub fn column(&self, row: u64) -> u64 {
-        debug_assert!(row < self.n);
+        debug_assert!((1..=self.n).contains(&row));
         let n = self.n;
-        // 1-based position in the list of the doc comment, and the number of even entries.
-        let p = row + 1;
+        // The 1-based position in the list of the doc comment, and the number of even entries.
+        let p = row;
         let evens = n / 2;
-        let one_based = match n % 6 {
+        match n % 6 {
             2 => {
                 if p <= evens {
                     2 * p
@@ -112,8 +115,7 @@ impl Construction {
                     2 * (p - evens) - 1
                 }
             }
-        };
-        one_based - 1
+        }
     }
 }
 
@@ -122,9 +124,8 @@ impl Iterator for Construction {
 
     fn next(&mut self) -> Option<u64> {
         (self.next < self.n).then(|| {
-            let c = self.column(self.next);
             self.next += 1;
-            c
+            self.column(self.next)
         })
     }
 
@@ -136,7 +137,7 @@ impl Iterator for Construction {
 
 impl ExactSizeIterator for Construction {}
 
-/// One solution for an `n`×`n` board, as an iterator of the 0-based columns of rows 0, 1, …:
+/// One solution for an `n`×`n` board, as an iterator of the 1-based columns of rows 1, 2, …:
 /// `Ok(None)` for N = 2 and 3, which have no solution; an error for N = 0 or N above
 /// [`MAX_CONSTRUCT_N`]. Time linear in N, constant memory: no search.
 pub fn construct(n: u64) -> Result<Option<Construction>> {
@@ -159,20 +160,61 @@ pub fn construct(n: u64) -> Result<Option<Construction>> {
 /// method is walked, in index order, which is lexicographic prefix order). `unique` together
 /// with placed queens is refused: a class may have members with and without the queens, so
 /// "one per class" would not be well defined.
+///
+/// ```
+/// use nqueens::{solutions::for_each_solution, Job};
+/// use std::ops::ControlFlow;
+///
+/// let mut first = Vec::new();
+/// for_each_solution(&Job::new(8)?, |s| {
+///     first = s.columns().collect();
+///     ControlFlow::Break(())
+/// })?;
+/// assert_eq!(first, [1, 5, 8, 6, 3, 7, 2, 4]);
+/// # Ok::<(), nqueens::Error>(())
+/// ```
 pub fn for_each_solution<F>(job: &Job, mut f: F) -> Result<ControlFlow<()>>
 where
-    F: FnMut(&[u8]) -> ControlFlow<()>,
+    F: FnMut(Solution<'_>) -> ControlFlow<()>,
 {
     check_listing(job)?;
     let listing = Listing::new(job);
     let mut cols = [0u8; MAX_N as usize];
     for unit in listing.units() {
-        let flow = listing.visit(unit, &mut cols, &mut f);
+        let flow = listing.visit(unit, &mut cols, |s| f(Solution(s)));
         if flow.is_break() {
             return Ok(flow);
         }
     }
     Ok(ControlFlow::Continue(()))
+}
+
+/// One solution, as the column of its queen in each row, top row first. Read 1-based, as people
+/// write it (`column(1)` is the top row's queen, columns from 1), or 0-based, as programs index
+/// it ([`Solution::zero_based`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Solution<'a>(&'a [u8]);
+
+impl<'a> Solution<'a> {
+    /// The board size.
+    pub fn n(self) -> u32 {
+        self.0.len() as u32
+    }
+
+    /// The 1-based column of the queen in the 1-based `row` (1 to N).
+    pub fn column(self, row: u32) -> u32 {
+        u32::from(self.0[row as usize - 1]) + 1
+    }
+
+    /// The 1-based columns, top row first.
+    pub fn columns(self) -> impl ExactSizeIterator<Item = u32> + 'a {
+        self.0.iter().map(|&c| u32::from(c) + 1)
+    }
+
+    /// The 0-based columns, top row first, as bytes.
+    pub fn zero_based(self) -> &'a [u8] {
+        self.0
+    }
 }
 
 /// What a listing walks: the job's units under the plain method (index order is lexicographic
@@ -264,7 +306,7 @@ mod tests {
         let mut d1 = vec![false; 2 * n];
         let mut d2 = vec![false; 2 * n];
         cols.iter().enumerate().all(|(r, &c)| {
-            let c = c as usize;
+            let c = c as usize - 1;
             c < n
                 && !std::mem::replace(&mut col[c], true)
                 && !std::mem::replace(&mut d1[r + c], true)
@@ -276,12 +318,12 @@ mod tests {
     fn constructions_by_residue() {
         let get = |n| construct(n).unwrap().unwrap().collect::<Vec<_>>();
         // N mod 6 = 4: evens then odds.
-        assert_eq!(get(4), vec![1, 3, 0, 2]);
+        assert_eq!(get(4), vec![2, 4, 1, 3]);
         // N mod 6 = 2: 2 4 6 8 | 3 1 7 5.
-        assert_eq!(get(8), vec![1, 3, 5, 7, 2, 0, 6, 4]);
+        assert_eq!(get(8), vec![2, 4, 6, 8, 3, 1, 7, 5]);
         // N mod 6 = 3: 4 6 8 2 | 5 7 9 1 3.
-        assert_eq!(get(9), vec![3, 5, 7, 1, 4, 6, 8, 0, 2]);
-        assert_eq!(get(1), vec![0]);
+        assert_eq!(get(9), vec![4, 6, 8, 2, 5, 7, 9, 1, 3]);
+        assert_eq!(get(1), vec![1]);
         for n in [4, 5, 6, 7, 8, 9, 10, 11, 14, 15, 20, 21, 26, 27] {
             assert!(valid(&get(n)), "n = {n}");
         }
@@ -297,7 +339,7 @@ mod tests {
         let job = Job::new(6).unwrap();
         let mut seen = Vec::new();
         let r = for_each_solution(&job, |s| {
-            seen.push(s.to_vec());
+            seen.push(s.zero_based().to_vec());
             if seen.len() == 3 {
                 ControlFlow::Break(())
             } else {

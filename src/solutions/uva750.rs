@@ -7,13 +7,13 @@
 //! solutions with a queen at row R, column C are this crate's solutions with a queen at row C,
 //! column R, listed in their usual lexicographic order and printed as they are.
 
-use super::for_each_solution;
+use super::{for_each_solution, Solution};
 use crate::plan::{Job, Queen};
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 
 /// The board size of the problem.
-pub const N: u32 = 8;
+pub(crate) const N: u32 = 8;
 
 /// One dataset: the queen that every listed solution must contain (1-based, as in the input).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,13 +98,11 @@ pub fn parse(input: &str) -> Result<Vec<Dataset>, InputError> {
     Ok(datasets)
 }
 
-/// Calls `f` with every solution containing the dataset's queen in the judge's view (for
-/// columns 1..8, the 0-based row of the queen in that column), in the judge's order.
-pub fn for_each_judge_solution(d: Dataset, mut f: impl FnMut(&[u8])) {
-    let queen = Queen {
-        row: u32::from(d.col) - 1,
-        col: u32::from(d.row) - 1,
-    };
+/// Calls `f` with every solution containing the dataset's queen in the judge's view, in the
+/// judge's order: the judge lists the row of the queen in each column, so [`Solution::column`]
+/// of column `c` reads the 1-based row of the queen in column `c` here.
+pub fn for_each_judge_solution(d: Dataset, mut f: impl FnMut(Solution<'_>)) {
+    let queen = Queen::from_zero_based(u32::from(d.col) - 1, u32::from(d.row) - 1);
     let job = Job::new(N)
         .and_then(|j| j.with_placed(&[queen]))
         .expect("a single queen on the 8x8 board is a valid job");
@@ -132,8 +130,8 @@ pub fn write<W: Write>(out: &mut W, datasets: &[Dataset]) -> io::Result<()> {
             number += 1;
             // The rows of columns 1..8, 1-based, separated by single spaces.
             let mut rows_text = [b' '; 2 * N as usize];
-            for (k, &r) in rows.iter().enumerate() {
-                rows_text[2 * k] = b'1' + r;
+            for (k, r) in rows.columns().enumerate() {
+                rows_text[2 * k] = b'0' + r as u8;
             }
             rows_text[2 * N as usize - 1] = b'\n';
             result = write!(out, "{number:>2}      ").and_then(|()| out.write_all(&rows_text));

@@ -104,7 +104,7 @@ fn write_serial<W: Write>(
     let mut printer = Printer::new(format, out);
     let mut failed = None;
     let _ = super::for_each_solution(job, |s| {
-        if let Err(e) = printer.solution_bytes(n, s) {
+        if let Err(e) = printer.solution_bytes(n, s.zero_based()) {
             failed = Some(e);
             return ControlFlow::Break(());
         }

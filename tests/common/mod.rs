@@ -227,3 +227,11 @@ pub fn kill_mid_run(
     }
     panic!("every size {sizes:?} finished before its kill");
 }
+
+/// The lock file of a checkpoint or result file: its name and `.lock` (for names short enough,
+/// as every test's are; docs/CLUSTER.md).
+pub fn lock_path(target: &std::path::Path) -> std::path::PathBuf {
+    let mut name = target.file_name().unwrap().to_os_string();
+    name.push(".lock");
+    target.with_file_name(name)
+}

@@ -146,7 +146,7 @@ proptest! {
         for r in 0..n as usize {
             // Random squares: a quarter of the row down to a sixteenth (`extra` ANDed).
             let thin = (0..=density).fold(extra[r], |x, i| x & extra[(r + 7 * i as usize + 5) % 32]);
-            allow[r] = (1 << c.column(r as u64) | thin) & full;
+            allow[r] = (1 << (c.column(r as u64 + 1) - 1) | thin) & full;
         }
         for &r in open_rows.iter().filter(|&&r| r < n as usize) {
             allow[r] = full;
@@ -210,7 +210,7 @@ fn visits_the_largest_boards() {
     // A known solution (the explicit construction), pinned down from row 3 to row 24: the
     // search only has the last rows to find, the history all five words.
     let c = crate::solutions::construct(u64::from(n)).unwrap().unwrap();
-    let s: Vec<u8> = (0..u64::from(n)).map(|r| c.column(r) as u8).collect();
+    let s: Vec<u8> = c.map(|col| col as u8 - 1).collect();
     let mut m = Masks::EMPTY;
     for (r, &c) in s.iter().enumerate() {
         if r < 3 {

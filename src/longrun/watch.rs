@@ -1,0 +1,159 @@
+//! Progress in words: how a [`Progress`] reads in a log, and a ready [`Watch`] that writes such
+//! lines to standard error ([`LogLines`]), for a library user who wants what `nqueens count
+//! --progress` prints without writing a display of their own.
+
+use super::run::{Progress, Watch};
+use std::fmt;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+impl Progress {
+    /// The units finished in this run per second, minute or hour (the first of them with at
+    /// least one unit), for runs of milliseconds to months alike: `12.5 units/s`.
+    pub fn rate(&self) -> String {
+        let per_sec = self.units_this_run as f64 / self.elapsed.as_secs_f64().max(1e-9);
+        let (r, per) = if per_sec >= 1.0 {
+            (per_sec, "s")
+        } else if per_sec * 60.0 >= 1.0 {
+            (per_sec * 60.0, "min")
+        } else {
+            (per_sec * 3600.0, "h")
+        };
+        if r >= 100.0 {
+            format!("{r:.0} units/{per}")
+        } else {
+            format!("{r:.1} units/{per}")
+        }
+    }
+
+    /// The time left as a clock ([`clock`]), or `?` before it can be told.
+    pub fn eta(&self) -> String {
+        self.remaining.map_or_else(
+            || "?".into(),
+            |left| clock(Duration::from_secs(left.as_secs_f64().round() as u64)),
+        )
+    }
+}
+
+/// A line of a log: `12.3% of the estimated work, 120/1000 units, 2.1 units/s, elapsed
+/// 0:00:57, ETA 0:05:32`.
+impl fmt::Display for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:.1}% of the estimated work, {}/{} units, {}, elapsed {}, ETA {}",
+            self.fraction * 100.0,
+            self.units_done,
+            self.units_total,
+            self.rate(),
+            clock(self.elapsed),
+            self.eta()
+        )
+    }
+}
+
+/// A duration as `h:mm:ss`, or `Nd h:mm:ss` from a day on.
+pub fn clock(d: Duration) -> String {
+    let s = d.as_secs();
+    let (days, h, m, s) = (s / 86400, s / 3600 % 24, s / 60 % 60, s % 60);
+    if days > 0 {
+        format!("{days}d {h}:{m:02}:{s:02}")
+    } else {
+        format!("{h}:{m:02}:{s:02}")
+    }
+}
+
+/// A [`Watch`] that writes a line of progress to standard error every interval, and the last
+/// one when [`LogLines::finish`] is called: a log of a long run, as `nqueens count --progress`
+/// writes it. A failed write to stderr is ignored: a message never costs what it reports.
+///
+/// ```
+/// use nqueens::longrun::{Finish, LogLines, Run};
+/// use nqueens::{Engine, Job};
+/// use std::time::Duration;
+///
+/// let engine = Engine::new(2)?;
+/// let mut log = LogLines::new(Duration::from_secs(10)).prefixed("n12: ");
+/// let finish = Run::new(Job::new(12)?).prepare(&engine)?.execute(&engine, &mut log)?;
+/// log.finish();
+/// assert!(matches!(finish, Finish::Done(d) if d.report.counts.total == 14200));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct LogLines {
+    every: Duration,
+    prefix: String,
+    last_line: Instant,
+    last: Option<Progress>,
+}
+
+impl LogLines {
+    /// A line every `every` (the first after `every` has passed).
+    pub fn new(every: Duration) -> LogLines {
+        LogLines {
+            every,
+            prefix: String::new(),
+            last_line: Instant::now(),
+            last: None,
+        }
+    }
+
+    /// The same, each line beginning with `prefix` (`"nqueens: progress: "`).
+    pub fn prefixed(mut self, prefix: impl Into<String>) -> LogLines {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// The run ended: writes its last progress, if it had any.
+    pub fn finish(&mut self) {
+        if let Some(p) = self.last.take() {
+            self.write(&p);
+        }
+    }
+
+    fn write(&self, p: &Progress) {
+        let _ = writeln!(std::io::stderr(), "{}{p}", self.prefix);
+    }
+}
+
+impl Watch for LogLines {
+    fn progress(&mut self, p: &Progress) {
+        self.last = Some(*p);
+        if self.last_line.elapsed() >= self.every {
+            self.last_line = Instant::now();
+            self.write(p);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn progress(units_this_run: usize, elapsed_s: u64, remaining: Option<u64>) -> Progress {
+        Progress {
+            units_done: units_this_run + 10,
+            units_total: 1000,
+            units_this_run,
+            fraction: 0.123,
+            remaining: remaining.map(Duration::from_secs),
+            elapsed: Duration::from_secs(elapsed_s),
+        }
+    }
+
+    #[test]
+    fn progress_reads_as_a_log_line() {
+        assert_eq!(
+            progress(110, 57, Some(332)).to_string(),
+            "12.3% of the estimated work, 120/1000 units, 1.9 units/s, elapsed 0:00:57, \
+             ETA 0:05:32"
+        );
+        assert_eq!(progress(1, 120, None).eta(), "?");
+        assert_eq!(progress(1, 120, None).rate(), "30.0 units/h");
+        assert_eq!(progress(3, 120, None).rate(), "1.5 units/min");
+        assert_eq!(progress(1, 7200, None).rate(), "0.5 units/h");
+        assert_eq!(progress(5000, 10, None).rate(), "500 units/s");
+        assert_eq!(clock(Duration::from_secs(3725)), "1:02:05");
+        assert_eq!(clock(Duration::from_secs(90000)), "1d 1:00:00");
+    }
+}

@@ -215,6 +215,9 @@ pub struct Display {
     bar: Option<(ProgressBar, Fitted)>,
     last_line: Instant,
     last: Option<Progress>,
+    /// What the progress counts: `units` (a run's work units), or what [`Display::counting`]
+    /// says.
+    noun: &'static str,
 }
 
 impl Display {
@@ -230,7 +233,13 @@ impl Display {
             bar,
             last_line: Instant::now(),
             last: None,
+            noun: "units",
         }
+    }
+
+    /// The display, counting `noun` (such as `runs`) rather than units.
+    pub fn counting(self, noun: &'static str) -> Display {
+        Display { noun, ..self }
     }
 
     /// The run ended (finished or stopped): clear the bar, or print the last line in a log.
@@ -238,7 +247,7 @@ impl Display {
         if let Some((bar, _)) = &self.bar {
             bar.finish_and_clear();
         } else if let (Mode::Lines(_), Some(p)) = (self.mode, &self.last) {
-            note!("{}", line(p));
+            note!("{}", line(p, self.noun));
         }
     }
 }
@@ -252,22 +261,22 @@ impl Watch for Display {
                 if let Some((bar, fitted)) = &mut self.bar {
                     let room = fitted.room(bar);
                     bar.set_position((p.fraction * 1e6) as u64);
-                    bar.set_message(fit(&summaries(p), room));
+                    bar.set_message(fit(&summaries(p, self.noun), room));
                 }
             }
             Mode::Lines(every) => {
                 if self.last_line.elapsed() >= every {
                     self.last_line = Instant::now();
-                    note!("{}", line(p));
+                    note!("{}", line(p, self.noun));
                 }
             }
         }
     }
 }
 
-/// Units, rate, elapsed time and ETA.
-fn summary(p: &Progress) -> String {
-    summaries(p).swap_remove(0)
+/// Units (or what `noun` names), rate, elapsed time and ETA.
+fn summary(p: &Progress, noun: &str) -> String {
+    summaries(p, noun).swap_remove(0)
 }
 
 /// The ETA of `p`, or `?` before it can be told.
@@ -279,16 +288,16 @@ fn eta(p: &Progress) -> String {
 }
 
 /// The bar's message, from the most detailed (units, rate, elapsed time and ETA) to the
-/// shortest (the ETA), for [`fit`].
-fn summaries(p: &Progress) -> Vec<String> {
+/// shortest (the ETA), for [`fit`]; `noun` names the units.
+fn summaries(p: &Progress, noun: &str) -> Vec<String> {
     let rate = p.units_this_run as f64 / p.elapsed.as_secs_f64().max(1e-9);
     let (units, elapsed, eta) = (
-        format!("{}/{} units", p.units_done, p.units_total),
+        format!("{}/{} {noun}", p.units_done, p.units_total),
         clock(p.elapsed),
         eta(p),
     );
     vec![
-        format!("{units}, {rate:.1} units/s, elapsed {elapsed}, ETA {eta}"),
+        format!("{units}, {rate:.1} {noun}/s, elapsed {elapsed}, ETA {eta}"),
         format!("{units}, elapsed {elapsed}, ETA {eta}"),
         format!("{units}, ETA {eta}"),
         format!("ETA {eta}"),
@@ -296,11 +305,11 @@ fn summaries(p: &Progress) -> Vec<String> {
 }
 
 /// A progress line for a log.
-fn line(p: &Progress) -> String {
+fn line(p: &Progress, noun: &str) -> String {
     format!(
         "nqueens: progress: {:.1}% of the estimated work, {}",
         p.fraction * 100.0,
-        summary(p)
+        summary(p, noun)
     )
 }
 
@@ -347,7 +356,7 @@ mod tests {
             elapsed: Duration::from_secs(36_000),
         };
         for width in [20, 40, 60, 79, 80, 100, 120, 200] {
-            let msg = fit(&summaries(&p), message_room(width));
+            let msg = fit(&summaries(&p, "units"), message_room(width));
             // The bar, " 17% " and the message, with room for an echoed ^C.
             let line = bar_width(width) + 6 + msg.chars().count();
             assert!(
@@ -359,9 +368,9 @@ mod tests {
             }
         }
         // On 80 columns, the units and the ETA of this long run; at 120, everything.
-        let at80 = fit(&summaries(&p), message_room(80));
+        let at80 = fit(&summaries(&p, "units"), message_room(80));
         assert_eq!(at80, "123456/708526 units, ETA 1d 1:01:01");
-        assert!(fit(&summaries(&p), message_room(120)).contains("units/s"));
+        assert!(fit(&summaries(&p, "units"), message_room(120)).contains("units/s"));
         // A count of minutes shows its elapsed time on 80 columns too.
         let short = Progress {
             units_done: 1_234,
@@ -370,7 +379,7 @@ mod tests {
             elapsed: Duration::from_secs(62),
             ..p
         };
-        let at80 = fit(&summaries(&short), message_room(80));
+        let at80 = fit(&summaries(&short, "units"), message_room(80));
         assert_eq!(at80, "1234/3206 units, elapsed 0:01:02, ETA 0:03:27");
         // The style's bar is the width counted here.
         assert_eq!(bar_width(80), 20);
@@ -398,7 +407,7 @@ mod tests {
             elapsed: Duration::from_secs(2),
         };
         assert_eq!(
-            line(&p),
+            line(&p, "units"),
             "nqueens: progress: 100.0% of the estimated work, 3/3 units, 1.0 units/s, \
              elapsed 0:00:02, ETA 0:00:00"
         );

@@ -1,5 +1,43 @@
-//! What the text exporters share: a table of cells, written as markdown or as CSV, and the
-//! short forms of numbers.
+//! What the text exporters share: the one definition of a row's columns, a table of cells
+//! written as markdown or as CSV, and the short forms of numbers.
+
+use super::render_error;
+use crate::bench::{BenchError, Row};
+use serde_json::Value;
+
+/// The columns of a row, in the order of [`Row`]'s fields: the field's name (its head in
+/// `scaling.csv`, its key in `scaling.json`) and its head in `summary.md`, empty where the
+/// summary leaves it out (a head ending in `:` is right-aligned).
+pub(crate) const COLUMNS: [(&str, &str); 21] = [
+    ("n", "N:"),
+    ("solver", "solver"),
+    ("method", "method"),
+    ("kernel", "kernel"),
+    ("threads", "threads:"),
+    ("split_depth", "depth:"),
+    ("units", "units:"),
+    ("repeats", ""),
+    ("solutions", ""),
+    ("unique", ""),
+    ("median_s", "median (s):"),
+    ("min_s", "min (s):"),
+    ("max_s", "max (s):"),
+    ("cpu_s", "CPU (s):"),
+    ("speedup", "speed-up:"),
+    ("efficiency", "efficiency:"),
+    ("scaling", "scaling:"),
+    ("solutions_per_s", "solutions/s:"),
+    ("counts_per_run", "counts/run:"),
+    ("too_short", ""),
+    ("short_for_scaling", ""),
+];
+
+/// The values of `row` by column, as `scaling.json` writes them (figures rounded to 6
+/// significant digits, none as null).
+pub(crate) fn values(file: &str, row: &Row) -> Result<Vec<Value>, BenchError> {
+    let row = serde_json::to_value(row).map_err(|e| render_error(file, e))?;
+    Ok(COLUMNS.iter().map(|(name, _)| row[name].clone()).collect())
+}
 
 /// A table: column heads and rows of text cells.
 pub(crate) struct Table {
@@ -12,10 +50,8 @@ impl Table {
     /// (written `---:`, as markdown has it), the `:` dropped.
     pub fn new<S: Into<String>>(heads: impl IntoIterator<Item = S>) -> Table {
         let heads = heads.into_iter().map(Into::into).collect();
-        Table {
-            heads,
-            rows: Vec::new(),
-        }
+        let rows = Vec::new();
+        Table { heads, rows }
     }
 
     /// Adds a row, one cell per column.
@@ -26,15 +62,10 @@ impl Table {
     /// The table in markdown, one line per row.
     pub fn markdown(&self) -> String {
         let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
-        let names: Vec<String> = self
-            .heads
-            .iter()
+        let names: Vec<String> = (self.heads.iter())
             .map(|h| h.trim_end_matches(':').into())
             .collect();
-        let rule = self
-            .heads
-            .iter()
-            .map(|h| if h.ends_with(':') { "---:" } else { "---" });
+        let rule = (self.heads.iter()).map(|h| if h.ends_with(':') { "---:" } else { "---" });
         let mut text = line(&names) + "|" + &rule.collect::<Vec<_>>().join("|") + "|\n";
         self.rows.iter().for_each(|r| text += &line(r));
         text
@@ -75,19 +106,10 @@ pub(crate) fn si(x: f64) -> String {
     format!("{}{unit}", sig3(v))
 }
 
-/// `x` written by `f`, or `–` for none.
-pub(crate) fn opt<T>(x: Option<T>, f: impl Fn(T) -> String) -> String {
-    x.map_or_else(|| "–".into(), f)
-}
-
-/// `count` and `word`, with an `s` unless the count is 1 ("1 timed run", "3 timed runs").
-pub(crate) fn plural(count: usize, word: &str) -> String {
-    format!("{count} {word}{}", if count == 1 { "" } else { "s" })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::export::tests::sample;
 
     #[test]
     fn numbers_are_short() {
@@ -98,7 +120,6 @@ mod tests {
         assert_eq!(si(1234.0), "1.23 k");
         assert_eq!(si(2.5e9), "2.50 G");
         assert_eq!(si(7.0), "7.00");
-        assert_eq!(plural(1, "row"), "1 row");
     }
 
     #[test]
@@ -115,5 +136,27 @@ mod tests {
             ..t
         };
         assert_eq!(t.csv(), "n,kernel\n10,d4\n11,\"a, \"\"b\"\"\"\n");
+    }
+
+    #[test]
+    fn the_columns_are_the_row_fields_in_order() {
+        // serde_json without `preserve_order` sorts an object's keys: compare as sets, then
+        // the order against the struct's serialisation as a sequence of its fields.
+        let row = serde_json::to_value(&sample().rows[0]).unwrap();
+        let mut keys: Vec<&str> = row
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        let mut names: Vec<&str> = COLUMNS.iter().map(|c| c.0).collect();
+        keys.sort_unstable();
+        names.sort_unstable();
+        assert_eq!(keys, names);
+        let debug = format!("{:?}", sample().rows[0]);
+        let at: Vec<usize> = (COLUMNS.iter())
+            .map(|c| debug.find(&format!(" {}: ", c.0)).unwrap())
+            .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{debug}");
     }
 }

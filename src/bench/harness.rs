@@ -8,11 +8,12 @@
 //! configuration was measured, then its median at the last N measured grown by the model's
 //! ratio between the two board sizes. A timed run lasts at least the settings' `min_run_ms`.
 
-use super::report::{plural, Report, Row, Solver, SCHEMA_VERSION};
+use super::report::{Report, Row, Solver, SCHEMA_VERSION};
 use super::timing::{real_clocks, timed_run, TimedRun};
-use super::{human_s, job, stats, BenchError, Machine, Progress, Settings, Sources, Step};
+use super::{human_s, job, stats, BenchError, Machine, Settings, Sources};
 use crate::known::Published;
 use crate::longrun::estimate::cpu_time_of;
+use crate::longrun::{Progress, Watch};
 use crate::{Counts, Engine, Kernel, Method, NoObserver, Plan, RunOptions};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -23,7 +24,7 @@ use std::time::{Duration, Instant};
 pub(crate) fn run(
     settings: &Settings,
     machine: Machine,
-    progress: &mut dyn Progress,
+    progress: &mut dyn Watch,
     stop: Arc<AtomicBool>,
     sources: Sources,
 ) -> Result<Report, BenchError> {
@@ -68,19 +69,9 @@ pub(crate) fn run(
     Err(BenchError::Failed { error, report })
 }
 
-/// Why measuring ended early.
-enum Halt {
-    /// The stop flag was set: what was measured is kept.
-    Stopped,
-    /// A failure: the benchmark fails.
-    Failed(BenchError),
-}
-
-impl From<BenchError> for Halt {
-    fn from(e: BenchError) -> Halt {
-        Halt::Failed(e)
-    }
-}
+/// Why measuring ended early: a failure, or none where the stop flag was set (what was
+/// measured is kept then).
+type Halt = Option<BenchError>;
 
 /// One configuration of one N, its split depth aside: the serial solver (no engine), or
 /// engine `.0` (an index into the list of engines) with method `.1`.
@@ -119,15 +110,9 @@ fn wide(count: u128) -> u64 {
 }
 
 /// The row of the timed `runs` at `n` of the serial solver, or of `engine` on its plan (which
-/// counted unique solutions too, where `unique`); `counts` is what they counted. The figures
+/// counted unique solutions too, where its job says); `counts` is what they counted. The figures
 /// that compare it with other rows come later ([`Harness::scale`]).
-fn row(
-    n: u32,
-    engine: Option<(&Engine, &Plan)>,
-    unique: bool,
-    runs: &[TimedRun],
-    counts: Counts,
-) -> Row {
+fn row(n: u32, engine: Option<(&Engine, &Plan)>, runs: &[TimedRun], counts: Counts) -> Row {
     let wall: Vec<f64> = runs.iter().map(|r| r.wall_s).collect();
     let cpu: Vec<f64> = runs.iter().filter_map(|r| r.cpu_s).collect();
     let median_s = stats::median(&wall).unwrap_or(f64::NAN);
@@ -154,7 +139,7 @@ fn row(
         (row.method, row.kernel) = (plan.method().to_string(), engine.label());
         (row.threads, row.units) = (engine.threads(), Some(plan.units().len()));
         row.split_depth = Some(plan.job().split_depth());
-        row.unique = unique.then(|| wide(counts.unique));
+        row.unique = plan.job().unique().then(|| wide(counts.unique));
         // Several threads only: one thread has no scaling to judge.
         row.short_for_scaling = row.threads > 1 && median_s < Settings::SCALING_MIN_S;
     }
@@ -162,19 +147,20 @@ fn row(
 }
 
 /// Where the benchmark is `elapsed` after its start, `into` into a run with `ahead` of it (see
-/// [`Harness::ahead_of_run`]): the run counts down its expected time, and past it is given a
-/// tenth of what it has run (as the ETA of `count` gives a unit in flight).
-fn step(runs_done: usize, ahead: Ahead, into: Duration, elapsed: Duration) -> Step {
-    let (expected, after, runs_total) = ahead;
+/// [`Harness::ahead_of_run`]), `runs_done` runs done: the run counts down its expected time,
+/// and past it is given a tenth of what it has run (as the ETA of `count` gives a unit in
+/// flight); the share is of the expected time.
+fn progress(runs_done: usize, ahead: Ahead, into: Duration, elapsed: Duration) -> Progress {
+    let (expected, after, units_total) = ahead;
     let remaining = expected.checked_sub(into).unwrap_or(into / 10) + after;
     let whole = (elapsed + remaining).as_secs_f64();
-    let fraction = stats::ratio(elapsed.as_secs_f64(), whole).unwrap_or(0.0);
-    Step {
-        runs_done,
-        runs_total,
-        fraction,
+    Progress {
+        units_done: runs_done,
+        units_total,
+        units_this_run: runs_done,
+        fraction: stats::ratio(elapsed.as_secs_f64(), whole).unwrap_or(0.0),
+        remaining: Some(remaining),
         elapsed,
-        remaining,
     }
 }
 
@@ -188,7 +174,7 @@ struct Harness<'a> {
     published: Vec<Published>,
     sources: Sources,
     stop: Arc<AtomicBool>,
-    progress: &'a mut dyn Progress,
+    progress: &'a mut dyn Watch,
     start: Instant,
     runs_done: usize,
     rows: Vec<Row>,
@@ -215,9 +201,9 @@ impl Harness<'_> {
             }
             let (what, failed) = match self.measure(n) {
                 Ok(()) => continue,
-                Err(Halt::Stopped) => ("stopped", None),
-                Err(Halt::Failed(e)) if self.rows.is_empty() => return Err(e),
-                Err(Halt::Failed(e)) => ("failed", Some(e)),
+                Err(None) => ("stopped", None),
+                Err(Some(e)) if self.rows.is_empty() => return Err(e),
+                Err(Some(e)) => ("failed", Some(e)),
             };
             let secs = self.start.elapsed().as_secs_f64();
             let why = failed.as_ref().map_or(String::new(), |e| format!("; {e}"));
@@ -324,29 +310,17 @@ impl Harness<'_> {
         (secs, runs)
     }
 
-    /// Why an open range ends before `n`, `spent_s` seconds into it, if it does: past
-    /// [`Settings::FULL_SET_MAX_N`], the engine's run with the scaling method on the most
-    /// threads lasted long enough to judge scaling at the N before; or `n` is expected to
-    /// overrun the budget.
+    /// Why an open range ends before `n`, `spent_s` seconds into it, if it does: `n` is
+    /// expected to overrun the budget.
     fn ends_before(&self, n: u32, spent_s: f64) -> Option<String> {
         let budget = self.settings.budget_s? as f64;
-        let most = (0..self.engines.len()).max_by_key(|&i| self.engines[i].threads());
-        let widest = Config(most, self.settings.scaling_method());
-        let widest_s = || self.measured_s(widest, n - 1);
-        if n > Settings::FULL_SET_MAX_N.max(self.settings.n_min) {
-            if let Some(secs) = widest_s().filter(|&s| s >= Settings::SCALING_MIN_S) {
-                let (threads, secs) = (plural(self.threads(widest), "thread"), human_s(secs));
-                let n = n - 1;
-                return Some(format!(
-                    "the engine's run on {threads} lasted {secs} at N = {n}, long enough to \
-                     judge scaling"
-                ));
-            }
-        }
-        let (cost, budget_words, spent) = (self.cost(n).0, human_s(budget), human_s(spent_s));
+        let cost = self.cost(n).0;
         (spent_s + cost > budget).then(|| {
-            let cost = human_s(cost);
-            format!("N = {n} was expected to take {cost} more, past the budget of {budget_words} ({spent} spent)")
+            let (cost, budget, spent) = (human_s(cost), human_s(budget), human_s(spent_s));
+            format!(
+                "N = {n} was expected to take {cost} more, past the budget of {budget} ({spent} \
+                 spent)"
+            )
         })
     }
 
@@ -399,8 +373,7 @@ impl Harness<'_> {
         });
         if !runs.is_empty() {
             let engine = (engine.as_ref()).map(|(engine, plan)| (&**engine, &**plan));
-            self.rows
-                .push(row(n, engine, self.settings.unique, &runs, counts));
+            self.rows.push(row(n, engine, &runs, counts));
         }
         halt
     }
@@ -420,14 +393,10 @@ impl Harness<'_> {
         (d(expected[i]), d(rest_s + ahead_s), runs_total)
     }
 
-    /// The published value of `n`.
-    fn want(&self, n: u32) -> Published {
-        self.published[(n - self.settings.n_min) as usize]
-    }
-
     /// One count at `n`, checked: of the serial solver, or of an engine on its plan.
     fn counter(&self, n: u32, engine: Option<(Arc<Engine>, Arc<Plan>)>) -> Counter {
-        let (sources, stop, want) = (self.sources, self.stop.clone(), self.want(n));
+        let want = self.published[(n - self.settings.n_min) as usize];
+        let (sources, stop) = (self.sources, self.stop.clone());
         let Some((engine, plan)) = engine else {
             return Box::new(move || {
                 let total = (sources.serial)(n).map_err(BenchError::from)?;
@@ -446,7 +415,7 @@ impl Harness<'_> {
             let out = (sources.engine)(&engine, &plan, &opts, &mut NoObserver);
             let (n, config) = (n, config.clone());
             match (out.interrupted, stop.load(Relaxed)) {
-                (true, true) => Err(Halt::Stopped),
+                (true, true) => Err(None),
                 (true, false) => Err(BenchError::Interrupted { n, config }.into()),
                 (false, _) => Ok(check(&config, out.counts, unique, want)?),
             }
@@ -456,7 +425,7 @@ impl Harness<'_> {
     /// One timed run of `count`, and what it counted, on a thread of its own, so that a stop
     /// need not wait for a count that cannot be interrupted (the serial solver's) to end: the
     /// thread is then left to end in the background, and a panic of it is passed on. The
-    /// progress display hears where the benchmark is every 100 ms meanwhile ([`step`]).
+    /// progress display hears where the benchmark is every 100 ms meanwhile ([`progress`]).
     fn timed(&mut self, mut count: Counter, ahead: Ahead) -> Result<(TimedRun, Counts), Halt> {
         let (min_run_s, (tx, rx)) = (self.min_run_s(), mpsc::channel());
         let handle = std::thread::spawn(move || {
@@ -468,13 +437,10 @@ impl Harness<'_> {
         let began = Instant::now();
         loop {
             let (into, elapsed) = (began.elapsed(), self.start.elapsed());
-            self.progress
-                .step(step(self.runs_done, ahead, into, elapsed));
+            (self.progress).progress(&progress(self.runs_done, ahead, into, elapsed));
             match rx.recv_timeout(Duration::from_millis(100)) {
                 Ok(result) => return result,
-                Err(RecvTimeoutError::Timeout) if self.stop.load(Relaxed) => {
-                    return Err(Halt::Stopped)
-                }
+                Err(RecvTimeoutError::Timeout) if self.stop.load(Relaxed) => return Err(None),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => {
                     let panic = handle.join().expect_err("the thread sends before it ends");
@@ -896,7 +862,7 @@ mod tests {
                 unique: 5,
             },
         );
-        let serial = row(7, None, true, &runs, counts);
+        let serial = row(7, None, &runs, counts);
         assert_eq!(
             (serial.solutions, serial.unique, serial.repeats),
             (41, None, 2)
@@ -904,8 +870,10 @@ mod tests {
         assert_eq!((serial.min_s, serial.max_s), (0.25, 0.5));
         assert_eq!(serial.solutions_per_s, Some(41.0 / 0.375));
         let engine = Engine::new(2).unwrap();
-        let plan = Plan::new(Job::new(7).unwrap().with_unique(true));
-        let row_of = |unique| row(7, Some((&engine, &plan)), unique, &runs, counts);
+        let row_of = |unique| {
+            let plan = Plan::new(Job::new(7).unwrap().with_unique(unique));
+            row(7, Some((&engine, &plan)), &runs, counts)
+        };
         assert_eq!((row_of(true).solutions, row_of(true).unique), (41, Some(5)));
         assert_eq!(row_of(false).unique, None);
         assert_eq!(row_of(true).threads, 2);
@@ -936,11 +904,11 @@ mod tests {
     }
 
     /// Records the steps of a benchmark.
-    struct Steps(Vec<Step>);
+    struct Steps(Vec<Progress>);
 
-    impl Progress for Steps {
-        fn step(&mut self, step: Step) {
-            self.0.push(step);
+    impl Watch for Steps {
+        fn progress(&mut self, p: &Progress) {
+            self.0.push(*p);
         }
     }
 
@@ -951,12 +919,12 @@ mod tests {
         let stop = Arc::default();
         run(&small(), machine, &mut steps, stop, Sources::LIBRARY).unwrap();
         // 3 N, 5 configurations each, 2 runs each: every step knows all 30.
-        let done: Vec<usize> = steps.0.iter().map(|s| s.runs_done).collect();
+        let done: Vec<usize> = steps.0.iter().map(|s| s.units_done).collect();
         assert!(done.windows(2).all(|w| w[0] <= w[1] && w[1] <= w[0] + 1));
         assert_eq!((done[0], done[done.len() - 1]), (0, 29));
         for s in &steps.0 {
             assert!(
-                s.runs_total == 30 && (0.0..=1.0).contains(&s.fraction),
+                s.units_total == 30 && (0.0..=1.0).contains(&s.fraction),
                 "{s:?}"
             );
         }
@@ -968,19 +936,22 @@ mod tests {
         let ahead = |expected, after| (secs(expected), secs(after), 40);
         // The issue's case: 19 s into a benchmark whose long serial runs come last, 125 s
         // expected still: 13 %, not the 87 % of the runs counted.
-        let s = step(4, ahead(2, 123), Duration::ZERO, secs(19));
-        assert!((s.fraction - 19.0 / 144.0).abs() < 1e-9, "{s:?}");
-        assert_eq!((s.remaining, s.runs_done, s.runs_total), (secs(125), 4, 40));
+        let p = progress(4, ahead(2, 123), Duration::ZERO, secs(19));
+        assert!((p.fraction - 19.0 / 144.0).abs() < 1e-9, "{p:?}");
+        assert_eq!(
+            (p.remaining, p.units_done, p.units_total),
+            (Some(secs(125)), 4, 40)
+        );
         // Half through a run of 20 s: its time counts down.
-        let s = step(4, ahead(20, 100), secs(10), secs(30));
-        assert_eq!(s.remaining, secs(110));
+        let p = progress(4, ahead(20, 100), secs(10), secs(30));
+        assert_eq!(p.remaining, Some(secs(110)));
         // Past what was expected: a tenth of what it has run is still given, and the share
         // stays below 1.
-        let s = step(4, ahead(20, 100), secs(40), secs(60));
-        assert_eq!(s.remaining, secs(104));
-        assert!(s.fraction < 1.0);
-        let s = step(0, ahead(0, 0), Duration::ZERO, Duration::ZERO);
-        assert_eq!((s.fraction, s.remaining), (0.0, Duration::ZERO));
+        let p = progress(4, ahead(20, 100), secs(40), secs(60));
+        assert_eq!(p.remaining, Some(secs(104)));
+        assert!(p.fraction < 1.0);
+        let p = progress(0, ahead(0, 0), Duration::ZERO, Duration::ZERO);
+        assert_eq!((p.fraction, p.remaining), (0.0, Some(Duration::ZERO)));
     }
 
     #[test]
@@ -1032,7 +1003,7 @@ mod tests {
     }
 
     #[test]
-    fn an_open_range_ends_at_its_budget_or_a_long_enough_run() {
+    fn an_open_range_ends_at_its_budget() {
         // N = 20 alone takes far longer than a second: refused before any run.
         let over = Settings {
             n_min: 20,

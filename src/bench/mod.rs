@@ -7,13 +7,12 @@
 //! unflagged.
 //!
 //! The range of N is fixed (`n_min..=n_max`) or open ([`Settings::budget_s`]): N then rises
-//! from `n_min` through [`Settings::FULL_SET_MAX_N`] (17) and on until the engine's run on the
-//! most threads has lasted [`Settings::SCALING_MIN_S`] (a second, long enough to judge
-//! scaling), unless the next N is expected to overrun the time budget first; past
-//! [`Settings::FULL_SET_MAX_N`] only the scaling runs are made. The time of a configuration at
-//! the next N is expected to be its time at the last N times the growth measured between the
-//! last two N (before that, the library's CPU-time model): for that decision and for the
-//! progress display's ETA.
+//! from `n_min` while the next N is expected to fit in what is left of the time budget; past
+//! [`Settings::FULL_SET_MAX_N`] (17) only the scaling runs are made. A timed run is expected to
+//! take its configuration's median at the last N measured grown by the ratio of the library's
+//! CPU-time model between the two board sizes (before its first N, the model's time on the
+//! model's reference machine), and at least `min_run_ms`: for that decision and for the
+//! progress display's share and time left.
 //!
 //! Every row holds the counts its timed runs produced, and every count, the serial solver's and
 //! the engine's alike, is checked against the published value ([`crate::known`]): a difference
@@ -27,6 +26,7 @@ mod stats;
 mod timing;
 
 use crate::known::Published;
+use crate::longrun::Watch;
 use crate::{Engine, Job, Kernel, Method, Observer, Outcome, Plan, RunOptions};
 pub use machine::Machine;
 pub use report::{Report, Row, Solver};
@@ -45,10 +45,9 @@ pub struct Settings {
     pub n_max: u32,
     /// The time budget of an open range, seconds (`None`: the range is `n_min..=n_max`, every
     /// configuration at every N). With a budget, N rises from `n_min` while the next N is
-    /// expected to fit in what is left of the budget, and ends at the first N from
-    /// [`Settings::FULL_SET_MAX_N`] on whose run of the engine on the most threads lasted at
-    /// least [`Settings::SCALING_MIN_S`]; past [`Settings::FULL_SET_MAX_N`] only the engine with
-    /// the scaling method ([`Settings::scaling_method`]) is measured, at every thread count.
+    /// expected to fit in what is left of the budget; past [`Settings::FULL_SET_MAX_N`] only
+    /// the engine with the scaling method ([`Settings::scaling_method`]) is measured, at every
+    /// thread count.
     pub budget_s: Option<u64>,
     /// Thread counts of the parallel engine, in the order measured.
     pub threads: Vec<usize>,
@@ -133,10 +132,7 @@ impl Settings {
     pub fn validate(&self) -> Result<(), BenchError> {
         let invalid = |s: &str| Err(BenchError::Invalid(s.into()));
         if self.n_min == 0 || self.n_min > self.n_max {
-            return Err(BenchError::Invalid(format!(
-                "the smallest N ({}) must be at least 1 and at most the largest N ({})",
-                self.n_min, self.n_max
-            )));
+            return invalid("the smallest N must be at least 1 and at most the largest N");
         }
         if self.threads.is_empty() || self.threads.contains(&0) {
             return invalid("every thread count must be at least 1");
@@ -161,11 +157,9 @@ impl Settings {
     /// The method of the scaling runs, which the plots show: the library's default method
     /// ([`Method::default`]) if it is measured, else the first measured.
     pub fn scaling_method(&self) -> Method {
-        let default = Method::default();
-        match self.methods.contains(&default) {
-            true => default,
-            false => self.methods.first().copied().unwrap_or(default),
-        }
+        let mut methods = self.methods.iter().copied();
+        let default = methods.clone().find(|&m| m == Method::default());
+        default.or(methods.next()).unwrap_or_default()
     }
 }
 
@@ -230,41 +224,20 @@ pub enum BenchError {
     },
 }
 
-/// Where the benchmark is, for a progress display: the share of the expected time done and
-/// the time left, as the expected time of every run ahead says.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Step {
-    /// Timed runs finished so far.
-    pub runs_done: usize,
-    /// Timed runs expected in all, as far as the range is expected to go.
-    pub runs_total: usize,
-    /// The share of the benchmark's expected time done, 0 to 1: the time spent over the time
-    /// spent and expected still.
-    pub fraction: f64,
-    /// The time since the benchmark started.
-    pub elapsed: Duration,
-    /// The expected time left.
-    pub remaining: Duration,
-}
-
-/// Receives the harness's progress, for a progress display.
-pub trait Progress {
-    /// Where the benchmark is: told when a timed run begins, and every 100 ms while it runs.
-    fn step(&mut self, _step: Step) {}
-}
-
-/// No progress shown.
-impl Progress for () {}
-
 /// Runs the benchmark. Every count is checked against the published value: a difference stops
 /// it ([`BenchError::Mismatch`]). Once `stop` is set (by a signal handler, say), it ends early
 /// with the runs finished so far, marked partial ([`Report::partial`]); a failure after some
 /// runs returns them too ([`BenchError::Failed`]). A run in progress is dropped (the serial
 /// solver's is left to finish in the background).
+///
+/// `progress` hears where the benchmark is when a timed run begins and every 100 ms while it
+/// runs: its units are the timed runs (done, and expected in all as far as the range is
+/// expected to go), its share is of the expected time (the time spent over the time spent and
+/// expected still), and its time left is that expected of the runs ahead.
 pub fn run(
     settings: &Settings,
     machine: Machine,
-    progress: &mut dyn Progress,
+    progress: &mut dyn Watch,
     stop: Option<Arc<AtomicBool>>,
 ) -> Result<Report, BenchError> {
     let stop = stop.unwrap_or_default();

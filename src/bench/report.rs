@@ -147,8 +147,8 @@ pub struct Report {
     /// The library's default method when the benchmark ran (what `nqueens count` runs without
     /// `--method`, [`crate::Method::default`]): the method the plots show when it was measured.
     pub default_method: String,
-    /// Why the range of N ended where it did, in words: the largest N asked for, a run long
-    /// enough to judge scaling, the time budget, or a stop.
+    /// Why the range of N ended where it did, in words: the largest N asked for, the time
+    /// budget, or a stop (or a failure).
     pub range_end: String,
     /// Set when the benchmark was stopped (by a signal) or failed before its end, saying when
     /// and why: the rows are the runs finished by then.
@@ -167,17 +167,13 @@ impl Report {
             .filter(|r| r.median_s >= 0.1)
             .filter_map(|r| Some((r.cpu_s? / (r.median_s * r.threads as f64), r)))
             .min_by(|a, b| a.0.total_cmp(&b.0))?;
+        let (n, solver, method, kernel) = (r.n, r.solver, &r.method, &r.kernel);
+        let (threads, percent) = (plural(r.threads, "thread"), (100.0 * share).round());
         (share < 0.9).then(|| {
             format!(
-                "the machine was busy: N = {} {} ({}, {}) on {} got {:.0} % of the CPU time \
-                 its threads could use (CPU ÷ (wall × threads)); wall times, speed-ups and \
-                 efficiencies here understate the code",
-                r.n,
-                r.solver,
-                r.method,
-                r.kernel,
-                plural(r.threads, "thread"),
-                100.0 * share
+                "the machine was busy: N = {n} {solver} ({method}, {kernel}) on {threads} got \
+                 {percent} % of the CPU time its threads could use (CPU ÷ (wall × threads)); wall \
+                 times, speed-ups and efficiencies here understate the code"
             )
         })
     }

@@ -9,9 +9,8 @@
 use super::progress::{Display, Mode};
 use super::{parse_n, Exit, Failure, Result, UsageError};
 use clap::Args;
-use nqueens::bench::{self, export, BenchError, Machine, Progress, Report, Settings, Step};
+use nqueens::bench::{self, export, BenchError, Machine, Report, Settings};
 use nqueens::known::MAX_KNOWN_N;
-use nqueens::longrun::Watch;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -20,19 +19,19 @@ use std::time::Duration;
 /// Measure the engine against the single-threaded solver: every N, every thread count, repeated;
 /// writes scaling.csv, scaling.json, scaling.svg, time.svg and summary.md.
 ///
-/// Without --n-max, N rises from --n-min within --budget, through N = 17 and on until the
-/// engine's run on the most threads has lasted a second (long enough to judge scaling); past
-/// N = 17 only those scaling runs are made. Engine runs on several threads that last under a
-/// second are marked in the results.
+/// Without --n-max, N rises from --n-min while the next N is expected to fit in what is left of
+/// --budget (each run expected to take its time at the last N grown as the CPU-time model
+/// grows); past N = 17 only the scaling runs are made (the engine with the default method at
+/// every thread count). Engine runs on several threads that last under a second are marked in
+/// the results.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// Smallest N.
     #[arg(long, value_name = "A", default_value_t = 10, value_parser = parse_n)]
     n_min: u32,
     /// Largest N, at most 27 (every count is checked against the published value)
-    /// [default: as far as --budget allows, from N = 17 on until the run on the most threads has
-    /// lasted a second].
-    #[arg(long, value_name = "B", value_parser = parse_n)]
+    /// [default: as far as --budget allows].
+    #[arg(long, value_name = "B", value_parser = parse_n_max)]
     n_max: Option<u32>,
     /// Time budget of the range without --n-max: seconds, or a number with s, m or h
     /// (90s, 10m, 1.5h); the next N starts only if it is expected to fit [default: 10m].
@@ -77,6 +76,13 @@ pub struct BenchArgs {
     unique: bool,
 }
 
+/// Parses the largest N: one with a published count to check against.
+fn parse_n_max(s: &str) -> Result<u32, String> {
+    let n = parse_n(s)?;
+    let most = format!("at most {MAX_KNOWN_N} (the largest N with a published count), got {n}");
+    (n <= MAX_KNOWN_N).then_some(n).ok_or(most)
+}
+
 /// Parses a time budget: seconds, or a number with the unit `s`, `m` (or `min`) or `h`; at
 /// least a second, at most a year.
 fn parse_budget(s: &str) -> Result<u64, String> {
@@ -101,13 +107,6 @@ fn parse_budget(s: &str) -> Result<u64, String> {
 /// The settings the arguments ask for, checked (a usage error otherwise).
 fn settings(args: &BenchArgs) -> Result<Settings> {
     let n_max = args.n_max.unwrap_or(MAX_KNOWN_N);
-    if n_max > MAX_KNOWN_N {
-        return Err(UsageError(format!(
-            "--n-max must be at most {MAX_KNOWN_N} (the largest N with a published count), got \
-             {n_max}"
-        ))
-        .into());
-    }
     let defaults = Settings::defaults(num_cpus::get());
     let settings = Settings {
         n_min: args.n_min,
@@ -156,6 +155,7 @@ pub fn run(args: &BenchArgs) -> Result<Exit> {
         (false, true) => Mode::Lines(Duration::from_secs(10)),
         (false, false) => Mode::Off,
     };
+    // The progress of the timed runs, drawn as `count` draws its own.
     let mut display = Display::new(mode).counting("runs");
     let stop = Some(signals.cancel.clone());
     let result = bench::run(&settings, machine, &mut display, stop);
@@ -230,34 +230,14 @@ fn save(report: &Report, dir: &Path, overwrite: bool) -> Result<Vec<PathBuf>, Be
     export::write_all(report, dir)
 }
 
-/// The progress of a benchmark on stderr, drawn as `count` draws its own: the timed runs, the
-/// share of the expected time and the time left, on a bar, or on a line every 10 s in a log
-/// (`--progress`).
-impl Progress for Display {
-    fn step(&mut self, step: Step) {
-        self.progress(&nqueens::longrun::Progress {
-            units_done: step.runs_done,
-            units_total: step.runs_total,
-            units_this_run: step.runs_done,
-            fraction: step.fraction,
-            remaining: Some(step.remaining),
-            elapsed: step.elapsed,
-        });
-    }
-}
-
 /// The command line as typed, each argument quoted when it needs to be.
 fn command_line() -> String {
-    let plain = |a: &str| {
-        !a.is_empty()
-            && a.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@".contains(c))
-    };
-    let quoted = |a: String| match plain(&a) {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./=,:+@".contains(c);
+    let shown = |a: String| match !a.is_empty() && a.chars().all(plain) {
         true => a,
         false => format!("'{}'", a.replace('\'', r"'\''")),
     };
-    std::env::args().map(quoted).collect::<Vec<_>>().join(" ")
+    std::env::args().map(shown).collect::<Vec<_>>().join(" ")
 }
 
 /// The result files of an earlier benchmark in `dir`.

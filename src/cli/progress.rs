@@ -238,6 +238,7 @@ impl Display {
     }
 
     /// The display, counting `noun` (such as `runs`) rather than units.
+    #[cfg(feature = "bench")]
     pub fn counting(self, noun: &'static str) -> Display {
         Display { noun, ..self }
     }

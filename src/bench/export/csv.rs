@@ -1,23 +1,25 @@
 //! `scaling.csv`: one row per configuration, the fields of [`Row`](crate::bench::Row) as
-//! columns in their order (`markup::COLUMNS`), written as `scaling.json` writes them, with empty
+//! columns in their order (`markup::FIELDS`, the head line), written as `scaling.json` writes them, with empty
 //! cells for the figures that do not apply (such as the split depth of the serial solver).
 
-use super::markup::{values, Table, COLUMNS};
+use super::markup::{fields, values};
 use crate::bench::{BenchError, Report};
 use serde_json::Value;
 
 /// The CSV file.
 pub fn render(report: &Report) -> Result<Vec<u8>, BenchError> {
-    let mut table = Table::new(COLUMNS.iter().map(|c| c.0));
-    for row in &report.rows {
-        let cells = values("scaling.csv", row)?.into_iter().map(|v| match v {
-            Value::Null => String::new(),
-            Value::String(s) => s,
-            figure => figure.to_string(),
-        });
-        table.row(cells.collect());
-    }
-    Ok(table.csv().into_bytes())
+    let cell = |v| match v {
+        Value::Null => String::new(),
+        Value::String(s) => s,
+        figure => figure.to_string(),
+    };
+    let rows = report.rows.iter().map(|row| {
+        let values = values("scaling.csv", row)?;
+        Ok(values.into_iter().map(cell).collect())
+    });
+    let rows: Vec<Vec<String>> = rows.collect::<Result<_, BenchError>>()?;
+    let heads: Vec<&str> = fields().collect();
+    Ok(super::markup::csv(&heads, &rows).into_bytes())
 }
 
 #[cfg(test)]
@@ -30,7 +32,7 @@ mod tests {
         let bytes = render(report).unwrap();
         let mut r = csv::Reader::from_reader(bytes.as_slice());
         let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-        assert_eq!(header, COLUMNS.map(|c| c.0));
+        assert_eq!(header, fields().collect::<Vec<_>>());
         let records = r.records().map(Result::unwrap);
         let named = |rec: csv::StringRecord| {
             let cells = rec.iter().map(String::from);

@@ -1,10 +1,9 @@
 //! `summary.md`: the machine, the settings and a table of every configuration, for the
 //! README's Performance section and for reports.
 
-use super::markup::{si, sig3, values, Table, COLUMNS};
+use super::markup::{fields, markdown, si, sig3, values, HEADS};
 use crate::bench::report::plural;
-use crate::bench::timing::MAX_COUNTS_PER_RUN;
-use crate::bench::{human_s, BenchError, Report, Row, Settings};
+use crate::bench::{BenchError, Report, Row};
 use serde_json::Value;
 
 /// The mark of a time from a run too short to time ([`Row::too_short`]).
@@ -13,6 +12,16 @@ const SHORT: &str = "†";
 /// The mark of a scaling or an efficiency from a parallel run too short to judge scaling by
 /// ([`Row::short_for_scaling`]).
 const SHORT_FOR_SCALING: &str = "‡";
+
+/// How the figures were made, below the machine and the settings.
+const HOW: &str = "Every count checked against the published value. Times are medians of one \
+    count, min and max the fastest and the slowest run's; CPU = user + system time of the \
+    process. A count under 10 ms is repeated within its timed run until the run has lasted \
+    `min_run_ms` (at most 1 000 000 counts; `min_run_ms` 0: not repeated), and timed per count \
+    (counts/run). Speed-up = the serial solver's median ÷ median: the gain over the serial \
+    solver, what the method and the kernel gain included. Scaling = the same method's 1-thread \
+    engine median ÷ median. Efficiency = parallel efficiency = scaling ÷ threads, at most 1 (a \
+    scaling above the thread count is capped and marked *).";
 
 /// The markdown file.
 pub fn render(report: &Report) -> Result<Vec<u8>, BenchError> {
@@ -23,20 +32,19 @@ pub fn render(report: &Report) -> Result<Vec<u8>, BenchError> {
     notes(report)
         .iter()
         .for_each(|l| text += &format!("- {l}\n"));
-    let shown: Vec<usize> = (0..COLUMNS.len())
-        .filter(|&i| !COLUMNS[i].1.is_empty())
-        .collect();
-    let mut table = Table::new(shown.iter().map(|&i| COLUMNS[i].1));
+    let columns: Vec<(&str, &str)> = fields().zip(HEADS.split('|')).collect();
+    let mut rows = Vec::new();
     for r in &report.rows {
-        let values = values("summary.md", r)?;
-        table.row(
-            shown
-                .iter()
-                .map(|&i| cell(r, COLUMNS[i].0, &values[i]))
-                .collect(),
-        );
+        let cells = columns.iter().zip(values("summary.md", r)?);
+        let shown = cells.filter(|((_, head), _)| !head.is_empty());
+        rows.push(shown.map(|((name, _), v)| cell(r, name, &v)).collect());
     }
-    Ok((text + "\n" + &table.markdown()).into_bytes())
+    let heads: Vec<&str> = columns
+        .iter()
+        .map(|c| c.1)
+        .filter(|h| !h.is_empty())
+        .collect();
+    Ok((text + "\n" + &markdown(&heads, &rows)).into_bytes())
 }
 
 /// The cell of column `name` of `r`, its value `v` short, with its marks: `*` on an
@@ -66,80 +74,47 @@ fn cell(r: &Row, name: &str, v: &Value) -> String {
 
 /// The lines above the table: where, what and how it was measured, and the warnings.
 fn notes(report: &Report) -> Vec<String> {
-    let (m, s) = (&report.machine, &report.settings);
+    let m = &report.machine;
     let memory = m.memory_bytes.map_or(String::new(), |b| {
         format!(", {:.1} GiB memory", b as f64 / (1u64 << 30) as f64)
     });
-    let measured = || report.rows.iter().map(|r| r.n);
-    let range = match (measured().min(), measured().max()) {
-        (Some(a), Some(b)) => format!("N = {a} to {b}"),
-        _ => "no N".into(),
-    };
-    let budget = s.budget_s.map_or(String::new(), |b| {
-        format!(" (open range, budget {})", human_s(b as f64))
-    });
-    let methods: Vec<String> = s.methods.iter().map(|m| m.to_string()).collect();
-    let repetition = match s.min_run_ms {
-        0 => "short counts are not repeated (min_run_ms 0)".to_string(),
-        ms => format!(
-            "a count under 10 ms is repeated within its timed run until the run has lasted at \
-             least {ms} ms (at most {} counts), and timed per count (counts/run)",
-            si(MAX_COUNTS_PER_RUN as f64)
-        ),
-    };
-    let mut notes = vec![
-        format!(
+    let settings = serde_json::to_string(&report.settings).unwrap_or_default();
+    let count = |flag: fn(&Row) -> bool| report.rows.iter().filter(|r| flag(r)).count();
+    let (short, short_for_scaling) = (count(|r| r.too_short), count(|r| r.short_for_scaling));
+    let notes = [
+        Some(format!(
             "Machine: `{}`: {}, {} logical / {} physical cores{memory}; {}",
             m.host, m.cpu_model, m.logical_cores, m.physical_cores, m.os
-        ),
-        format!("Build: {}, commit `{}`", m.rustc, m.git_commit),
-        format!(
+        )),
+        Some(format!("Build: {}, commit `{}`", m.rustc, m.git_commit)),
+        Some(format!(
             "Command: `{}` (started {})",
             m.command_line, report.started_utc
-        ),
-        format!("Range: {range}{budget}; ended: {}.", report.range_end),
-        format!(
-            "Settings: {} per configuration; methods {}; engine kernel {} (the serial solver \
-             runs its own depth-first search); unique solutions {}; {repetition}.",
-            plural(s.repeat, "timed run"),
-            methods.join(", "),
-            s.kernel,
-            if s.unique {
-                "counted too"
-            } else {
-                "not counted"
-            },
-        ),
-        "Every count checked against the published value. Times are medians of one count, \
-         min and max the fastest and the slowest run's; CPU = user + system time of the \
-         process. Speed-up = the serial solver's median ÷ median: the gain over the serial \
-         solver, what the method and the kernel gain included. Scaling = the same method's \
-         1-thread engine median ÷ median. Efficiency = parallel efficiency = scaling ÷ threads, \
-         at most 1 (a scaling above the thread count is capped and marked *)."
-            .into(),
+        )),
+        Some(format!(
+            "Settings: `{settings}`; the range ended: {}.",
+            report.range_end
+        )),
+        Some(HOW.into()),
+        report.busy_warning().map(|w| format!("**Warning**: {w}.")),
+        (short > 0).then(|| {
+            let (marked, rows) = (plural(short, "row"), report.rows.len());
+            let ms = report.settings.min_run_ms.max(10);
+            format!(
+                "**Warning**: {marked} of {rows} marked {SHORT}: some run lasted under {ms} ms; \
+                 their times, and every speed-up, scaling and efficiency from them, are noise."
+            )
+        }),
+        (short_for_scaling > 0).then(|| {
+            let marked = plural(short_for_scaling, "engine row");
+            format!(
+                "{SHORT_FOR_SCALING}: {marked} on several threads lasted under 1 s, too short to \
+                 judge scaling by: making the plan, waking the workers and the tail weigh on \
+                 them, so their scaling and efficiency understate a long count."
+            )
+        }),
     ];
-    notes.extend(report.busy_warning().map(|w| format!("**Warning**: {w}.")));
-    let short = report.rows.iter().filter(|r| r.too_short).count();
-    if short > 0 {
-        notes.push(format!(
-            "**Warning**: {} of {} marked {SHORT}: some run lasted under {} ms; their times, and \
-             every speed-up, scaling and efficiency from them, are noise.",
-            plural(short, "row"),
-            report.rows.len(),
-            s.min_run_ms.max(10)
-        ));
-    }
-    let short = report.rows.iter().filter(|r| r.short_for_scaling).count();
-    if short > 0 {
-        notes.push(format!(
-            "{SHORT_FOR_SCALING}: {} on several threads lasted under {} s, too short to judge \
-             scaling by: making the plan, waking the workers and the tail weigh on them, so \
-             their scaling and efficiency understate a long count.",
-            plural(short, "engine row"),
-            Settings::SCALING_MIN_S
-        ));
-    }
-    notes
+    notes.into_iter().flatten().collect()
 }
 
 #[cfg(test)]
@@ -169,15 +144,14 @@ mod tests {
         let text = summary(&sample());
         assert!(text.contains("Some CPU, 2 logical / 1 physical cores, 8.0 GiB memory; Linux"));
         assert!(text.contains("- Command: `nqueens bench --n-min 10 --n-max 11`"));
-        assert!(text.contains("- Range: N = 10 to 11; ended: N = 11 is the largest asked for."));
-        assert!(text.contains(
-            "- Settings: 3 timed runs per configuration; methods d4, mirror; \
-                               engine kernel avx2"
-        ));
+        assert!(text.contains("the range ended: N = 11 is the largest asked for."));
+        // The settings, all of them, as scaling.json has them.
+        let settings = serde_json::to_string(&sample().settings).unwrap();
         assert!(
-            text.contains("at least 50 ms (at most 1.00 M counts)"),
+            text.contains(&format!("- Settings: `{settings}`;")),
             "{text}"
         );
+        assert!(settings.contains(r#""methods":["d4","mirror"],"kernel":"avx2","#));
         assert!(text.contains(
             "| N | solver | method | kernel | threads | depth | units | median (s) | min (s) | \
              max (s) | CPU (s) | speed-up | efficiency | scaling | solutions/s | counts/run |"
@@ -196,9 +170,6 @@ mod tests {
         let mut busy = sample();
         (busy.rows[5].median_s, busy.rows[5].cpu_s) = (0.5, Some(0.6));
         assert!(summary(&busy).contains("- **Warning**: the machine was busy"));
-        let mut one = sample();
-        one.settings.repeat = 1;
-        assert!(summary(&one).contains("- Settings: 1 timed run per configuration;"));
     }
 
     #[test]
@@ -234,7 +205,7 @@ mod tests {
         let text = summary(&report);
         assert!(text.contains("- **Warning**: 1 row of 6 marked †: some run lasted under 50 ms"));
         assert!(text.contains("- ‡: 1 engine row on several threads lasted under 1 s"));
-        assert!(text.contains("(open range, budget 10 min)"), "{text}");
+        assert!(text.contains(r#""budget_s":600"#), "{text}");
         let median = column(&text, "median (s)");
         assert!(median[1].ends_with('†') && !median[0].ends_with('†'));
         let (scaling, efficiency) = (column(&text, "scaling"), column(&text, "efficiency"));
@@ -243,7 +214,6 @@ mod tests {
         // Repetition off.
         report.settings.min_run_ms = 0;
         let text = summary(&report);
-        assert!(text.contains("short counts are not repeated"));
         assert!(text.contains("some run lasted under 10 ms"));
     }
 

@@ -12,12 +12,20 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 
-/// One line of a plot: its label and its points, each drawn hollow (`true`) or filled.
-#[derive(Default)]
-struct Line {
-    label: String,
-    points: Vec<(f64, f64, bool)>,
-}
+/// One line of a plot: its label and its points (x, y, and whether the point is hollow).
+type Line = (String, Vec<(f64, f64, bool)>);
+
+/// A colour-blind-friendly cycle (Okabe and Ito, "Color Universal Design", 2002).
+const COLOURS: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(213, 94, 0),
+    RGBColor(240, 228, 66),
+    RGBColor(0, 0, 0),
+];
 
 /// The plot `file` as SVG: the `ideal` line in grey, if any, then each of `lines` in a colour
 /// of its own with a marker on each point, and the legend; the horizontal axis `x` with about
@@ -37,10 +45,11 @@ where
 {
     let err = |e: &dyn std::fmt::Display| super::render_error(file, e);
     let on_scale = |p: &&(f64, f64, bool)| p.1.is_finite() && p.1 > 0.0;
-    let ys = || (ideal.iter().chain(&lines)).flat_map(|l| l.points.iter().filter(on_scale));
-    let (lo, hi) = ys().fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
-        (lo.min(p.1), hi.max(p.1))
+    let ys = || (ideal.iter().chain(&lines)).flat_map(|l| l.1.iter().filter(on_scale));
+    let (lo, hi) = ys().fold((f64::INFINITY, 0.0f64), |(l, h), p| {
+        (l.min(p.1), h.max(p.1))
     });
+    // No point on the scale (a stopped benchmark): a scale all the same.
     let (lo, hi) = if hi > 0.0 {
         (lo / 1.5, hi * 1.5)
     } else {
@@ -68,14 +77,14 @@ where
         let grey = RGBColor(120, 120, 120).stroke_width(1);
         // The ideal line without markers, then the measured ones with them.
         let ideal = ideal.map(|l| (l, grey, false)).into_iter();
-        let colour = |i: usize| Palette99::pick(i).stroke_width(2);
+        let colour = |i: usize| COLOURS[i % COLOURS.len()].stroke_width(2);
         let measured = (lines.into_iter().enumerate()).map(|(i, l)| (l, colour(i), true));
-        for (line, style, marked) in ideal.chain(measured) {
-            let points: Vec<_> = line.points.iter().filter(on_scale).copied().collect();
+        for ((label, points), style, marked) in ideal.chain(measured) {
+            let points: Vec<_> = points.iter().filter(on_scale).copied().collect();
             let path = LineSeries::new(points.iter().map(|p| (p.0, p.1)), style);
             let drawn = chart.draw_series(path).map_err(|e| err(&e))?;
             let legend = move |(x, y)| PathElement::new([(x, y), (x + 20, y)], style);
-            drawn.label(line.label).legend(legend);
+            drawn.label(label).legend(legend);
             let marker = |&(x, y, hollow): &(f64, f64, bool)| match hollow {
                 true => Circle::new((x, y), 4, style),
                 false => Circle::new((x, y), 3, style.color.filled()),
@@ -102,32 +111,27 @@ fn label(v: &f64) -> String {
 /// The method the plots show, and how the caption names it with its kernel: the default
 /// method if it was measured, else the first method measured.
 fn plotted(report: &Report) -> (String, String) {
-    let engine = || report.rows.iter().filter(|r| r.solver == Solver::Engine);
     let default = &report.default_method;
-    let first = engine()
+    let mut engine = report.rows.iter().filter(|r| r.solver == Solver::Engine);
+    let shown = engine
+        .clone()
         .find(|r| r.method == *default)
-        .or_else(|| engine().next());
-    let (method, kernel) = first.map_or(("–".into(), report.settings.kernel.to_string()), |r| {
-        (r.method.clone(), r.kernel.clone())
-    });
-    let what = match method == *default {
-        true => format!("{method}, the default method"),
-        false => format!("{method} (the default method, {default}, was not measured)"),
+        .or_else(|| engine.next());
+    let (method, kernel) = shown.map_or(("–", ""), |r| (r.method.as_str(), r.kernel.as_str()));
+    let what = match method == default {
+        true => "the default method".into(),
+        false => format!("the default method, {default}, was not measured"),
     };
-    (method, format!("{what}, {kernel} kernel"))
+    (method.into(), format!("{method} ({what}), {kernel} kernel"))
 }
 
 /// The fastest engine row of `method` at every (N, threads).
 fn fastest<'a>(report: &'a Report, method: &str) -> BTreeMap<(u32, usize), &'a Row> {
-    let mut best: BTreeMap<(u32, usize), &Row> = BTreeMap::new();
-    let rows = report.rows.iter().filter(|r| r.solver == Solver::Engine);
-    for r in rows.filter(|r| r.method == method) {
-        let slot = best.entry((r.n, r.threads)).or_insert(r);
-        if r.median_s < slot.median_s {
-            *slot = r;
-        }
-    }
-    best
+    let engine = |r: &&Row| r.solver == Solver::Engine && r.method == method;
+    let mut rows: Vec<&Row> = report.rows.iter().filter(engine).collect();
+    // The slowest first: the fastest of each (N, threads) is the last one kept.
+    rows.sort_by(|a, b| b.median_s.total_cmp(&a.median_s));
+    rows.into_iter().map(|r| ((r.n, r.threads), r)).collect()
 }
 
 /// The lines of a plot: each of `rows` is a point (`point`: x, y, hollow) of the line of its
@@ -140,11 +144,10 @@ fn lines<'a, K: Ord>(
 ) -> Vec<Line> {
     let mut lines: BTreeMap<K, Line> = BTreeMap::new();
     for r in rows {
-        let line = lines.entry(key(r)).or_insert_with(|| Line {
-            label: label(r),
-            points: Vec::new(),
-        });
-        line.points.extend(point(r));
+        let line = lines
+            .entry(key(r))
+            .or_insert_with(|| (label(r), Vec::new()));
+        line.1.extend(point(r));
     }
     lines.into_values().collect()
 }
@@ -164,14 +167,12 @@ pub fn scaling(report: &Report) -> Result<Vec<u8>, BenchError> {
         point,
     );
     let most = best.keys().map(|k| k.1).max().unwrap_or(1).max(2) as f64;
-    let ideal = Line {
-        label: "ideal (scaling = threads)".into(),
-        points: vec![(1.0, 1.0, false), (most, most, false)],
-    };
-    let caption = format!(
-        "Parallel scaling of the engine: {what} ({})",
-        report.machine.host
+    let ideal = (
+        "ideal (scaling = threads)".into(),
+        vec![(1.0, 1.0, false), (most, most, false)],
     );
+    let host = &report.machine.host;
+    let caption = format!("Parallel scaling of the engine: {what} ({host})");
     let desc = [
         "threads (log scale); hollow: a run too short to time, or under 1 s, too short to judge \
          scaling",
@@ -202,17 +203,15 @@ pub fn time(report: &Report) -> Result<Vec<u8>, BenchError> {
     let measured = |f: fn(u32, u32) -> u32| report.rows.iter().map(|r| r.n).reduce(f);
     let n_min = measured(u32::min).unwrap_or(report.settings.n_min);
     let n_max = measured(u32::max).unwrap_or(n_min).max(n_min + 1);
-    let caption = format!(
-        "Wall time of a whole count ({}); engine: {what}",
-        report.machine.host
-    );
+    let host = &report.machine.host;
+    let caption = format!("Wall time of a whole count ({host}); engine: {what}");
     let desc = [
         "N (board size); hollow: a run too short to time",
         "median wall time (s, log scale)",
     ];
     let x = (
         f64::from(n_min)..f64::from(n_max),
-        (n_max - n_min + 1) as usize,
+        1 + (n_max - n_min) as usize,
     );
     chart("time.svg", &caption, x, desc, None, lines)
 }
@@ -258,9 +257,9 @@ mod tests {
         let report = with_d4();
         assert_eq!(report.default_method, "d4");
         let scaling = String::from_utf8(super::scaling(&report).unwrap()).unwrap();
-        assert!(scaling.contains("engine: d4, the default method, avx2 kernel"));
+        assert!(scaling.contains("engine: d4 (the default method), avx2 kernel"));
         let time = String::from_utf8(super::time(&report).unwrap()).unwrap();
-        assert!(time.contains("engine: d4, the default method"));
+        assert!(time.contains("engine: d4 (the default method)"));
         assert!(time.contains("engine (d4, avx2), 1 thread"));
         assert!(time.contains("engine (d4, avx2), 2 threads"));
         assert!(!time.contains("engine (mirror"));
@@ -269,7 +268,7 @@ mod tests {
         let mut other = with_d4();
         other.default_method = "mirror".into();
         let time = String::from_utf8(super::time(&other).unwrap()).unwrap();
-        assert!(time.contains("engine: mirror, the default method"));
+        assert!(time.contains("engine: mirror (the default method)"));
         assert!(time.contains("engine (mirror, avx2), 2 threads") && !time.contains("engine (d4"));
         // A default method that was not measured: the first measured, and the plot says so.
         let mut missing = sample();

@@ -437,7 +437,8 @@ impl Harness<'_> {
         let began = Instant::now();
         loop {
             let (into, elapsed) = (began.elapsed(), self.start.elapsed());
-            (self.progress).progress(&progress(self.runs_done, ahead, into, elapsed));
+            let now = progress(self.runs_done, ahead, into, elapsed);
+            self.progress.progress(&now);
             match rx.recv_timeout(Duration::from_millis(100)) {
                 Ok(result) => return result,
                 Err(RecvTimeoutError::Timeout) if self.stop.load(Relaxed) => return Err(None),

@@ -13,6 +13,36 @@ fn nq() -> Command {
 /// The published totals for N = 6..=8.
 const TOTALS: [(u32, u64); 3] = [(6, 4), (7, 40), (8, 92)];
 
+/// The columns of `scaling.csv` (schema 6).
+const HEADER: [&str; 21] = [
+    "n",
+    "solver",
+    "method",
+    "kernel",
+    "threads",
+    "split_depth",
+    "units",
+    "repeats",
+    "solutions",
+    "unique",
+    "median_s",
+    "min_s",
+    "max_s",
+    "cpu_s",
+    "speedup",
+    "efficiency",
+    "scaling",
+    "solutions_per_s",
+    "counts_per_run",
+    "too_short",
+    "short_for_scaling",
+];
+
+/// The cell of column `name` of a `scaling.csv` row.
+fn cell<'a>(row: &'a csv::StringRecord, name: &str) -> &'a str {
+    &row[HEADER.iter().position(|h| *h == name).unwrap()]
+}
+
 #[test]
 fn a_small_benchmark_writes_five_valid_files() {
     let dir = tempfile::tempdir().unwrap();
@@ -37,77 +67,50 @@ fn a_small_benchmark_writes_five_valid_files() {
     // CSV: the documented header, one row per N and solver configuration, verified counts.
     let mut csv = csv::Reader::from_path(out.join("scaling.csv")).unwrap();
     let header: Vec<String> = csv.headers().unwrap().iter().map(String::from).collect();
-    assert_eq!(
-        header,
-        [
-            "n",
-            "solver",
-            "method",
-            "threads",
-            "split_depth",
-            "units",
-            "repeats",
-            "solutions",
-            "median_s",
-            "min_s",
-            "cpu_s",
-            "speedup",
-            "efficiency",
-            "scaling",
-            "solutions_per_s",
-            "nodes",
-            "nodes_per_s",
-            "unit_max_over_mean",
-            "tail_share",
-            "kernel",
-            "counts_per_run",
-            "too_short",
-            "short_for_scaling",
-            "unique"
-        ]
-    );
+    assert_eq!(header, HEADER);
     let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
     // Per N: the serial solver, then the engine with the default method and with mirror on 1
     // and 2 threads.
     assert_eq!(rows.len(), 3 * 5);
     for (i, row) in rows.iter().enumerate() {
         let (n, total) = TOTALS[i / 5];
-        assert_eq!(row[0].parse::<u32>().unwrap(), n);
-        assert_eq!(&row[1], if i % 5 == 0 { "serial" } else { "engine" });
-        // The default method (d4 today), then mirror.
+        assert_eq!(cell(row, "n").parse::<u32>().unwrap(), n);
+        assert_eq!(
+            cell(row, "solver"),
+            if i % 5 == 0 { "serial" } else { "engine" }
+        );
+        // The default method, then mirror.
         let default = nqueens::Method::default().to_string();
         let methods = ["mirror", &default, &default, "mirror", "mirror"];
-        assert_eq!(&row[2], methods[i % 5]);
-        assert_eq!(row[3].parse::<usize>().unwrap(), [1, 1, 2, 1, 2][i % 5]);
-        assert_eq!(row[6].parse::<u32>().unwrap(), 1);
+        assert_eq!(cell(row, "method"), methods[i % 5]);
+        assert_eq!(
+            cell(row, "threads").parse::<usize>().unwrap(),
+            [1, 1, 2, 1, 2][i % 5]
+        );
+        assert_eq!(cell(row, "repeats").parse::<u32>().unwrap(), 1);
         // The counts the runs made: the published total, and no unique count (not asked for).
-        assert_eq!(row[7].parse::<u64>().unwrap(), total);
-        assert_eq!(&row[23], "");
-        let median: f64 = row[8].parse().unwrap();
-        assert!(median > 0.0);
+        assert_eq!(cell(row, "solutions").parse::<u64>().unwrap(), total);
+        assert_eq!(cell(row, "unique"), "");
+        let median: f64 = cell(row, "median_s").parse().unwrap();
+        let (min, max): (f64, f64) = (
+            cell(row, "min_s").parse().unwrap(),
+            cell(row, "max_s").parse().unwrap(),
+        );
+        assert!(median > 0.0 && min <= median && median <= max, "{row:?}");
         // The engine's scaling against its own 1-thread run: exactly 1 on one thread.
-        match (i % 5, row[13].parse::<f64>()) {
-            (0, _) => assert_eq!(&row[13], ""),
+        match (i % 5, cell(row, "scaling").parse::<f64>()) {
+            (0, _) => assert_eq!(cell(row, "scaling"), ""),
             (1 | 3, Ok(s)) => assert_eq!(s, 1.0),
             (_, Ok(s)) => assert!(s > 0.0),
             (_, Err(e)) => panic!("scaling: {e}"),
         }
-        // Nodes below the units' prefixes: none at all where edge's units (the four edge queens
-        // and the split rows) already fix every row of a 6×6 board.
-        let nodes: u64 = row[15].parse().unwrap();
-        assert!(
-            nodes > 0 || (&row[2] == "edge" && &row[0] == "6"),
-            "{row:?}"
-        );
+        assert!(cell(row, "solutions_per_s").parse::<f64>().unwrap() > 0.0);
         // The kernel: the serial solver's depth-first search, or the engine's best.
         if i % 5 == 0 {
-            assert_eq!(&row[19], "dfs");
+            assert_eq!(cell(row, "kernel"), "dfs");
         } else {
-            assert!(
-                ["avx512", "avx2", "dfs"].contains(&&row[19]),
-                "{:?}",
-                &row[19]
-            );
+            let kernel = cell(row, "kernel");
+            assert!(["avx512", "avx2", "dfs"].contains(&kernel), "{kernel}");
         }
     }
 
@@ -179,26 +182,27 @@ fn short_counts_are_repeated_or_flagged() {
     let (rows, md) = bench("50");
     assert_eq!(rows.len(), 2);
     for row in &rows {
-        let counts: u64 = row[20].parse().unwrap();
-        let median: f64 = row[8].parse().unwrap();
+        let counts: u64 = cell(row, "counts_per_run").parse().unwrap();
+        let median: f64 = cell(row, "median_s").parse().unwrap();
         // (A machine loaded enough to take 50 ms for one count needs no repetition.)
         assert!(counts > 1 || median >= 0.05, "{row:?}");
         assert!(median * counts as f64 >= 0.049, "{row:?}");
-        assert_eq!(&row[21], "false");
+        assert_eq!(cell(row, "too_short"), "false");
     }
-    assert!(md.contains("at least 50 ms") && !md.contains("**Warning**: 2 rows"));
+    assert!(md.contains(r#""min_run_ms":50"#) && !md.contains("**Warning**: 2 rows"));
     // No repetition: one count each, flagged in the CSV and the summary when shorter than
     // 10 ms (a microsecond count is, unless the machine is loaded enough to stretch it).
     let (rows, md) = bench("0");
     let mut flagged = 0;
     for row in &rows {
-        let median: f64 = row[8].parse().unwrap();
+        let median: f64 = cell(row, "median_s").parse().unwrap();
         let short = if median < 0.01 { "true" } else { "false" };
-        assert_eq!((&row[20], &row[21]), ("1", short), "{row:?}");
+        let flags = (cell(row, "counts_per_run"), cell(row, "too_short"));
+        assert_eq!(flags, ("1", short), "{row:?}");
         flagged += usize::from(short == "true");
     }
     if flagged > 0 {
-        let warning = format!("- **Warning**: {flagged} rows of 2 marked †");
+        let warning = format!("- **Warning**: {flagged} rows of 2 marked †: some run lasted");
         let warning = warning.replace("1 rows", "1 row");
         assert!(md.contains(&warning), "{md}");
     }
@@ -226,18 +230,24 @@ fn unique_counts_are_measured_when_asked_for() {
     let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
     assert_eq!(rows.len(), 2 * 3);
     for row in &rows {
-        let published = nqueens::known::published(row[0].parse().unwrap()).unwrap();
-        assert_eq!(row[7].parse::<u128>().unwrap(), published.total);
+        let published = nqueens::known::published(cell(row, "n").parse().unwrap()).unwrap();
+        assert_eq!(
+            cell(row, "solutions").parse::<u128>().unwrap(),
+            published.total
+        );
         // The engine's unique count, checked; the serial solver counts none.
-        match &row[1] {
-            "serial" => assert_eq!(&row[23], ""),
-            _ => assert_eq!(row[23].parse::<u128>().unwrap(), published.unique),
+        match cell(row, "solver") {
+            "serial" => assert_eq!(cell(row, "unique"), ""),
+            _ => assert_eq!(
+                cell(row, "unique").parse::<u128>().unwrap(),
+                published.unique
+            ),
         }
     }
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("scaling.json")).unwrap()).unwrap();
     assert_eq!(json["settings"]["unique"], true);
-    assert_eq!(json["schema_version"], 5);
+    assert_eq!(json["schema_version"], 6);
 }
 
 #[test]
@@ -457,7 +467,8 @@ fn the_default_range_ends_within_its_budget() {
         assert_eq!(r["short_for_scaling"], short, "{r}");
     }
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
-    assert!(md.contains("(open range, budget 3 s); ended: N = "), "{md}");
+    assert!(md.contains(r#""budget_s":3,"#), "{md}");
+    assert!(md.contains("the range ended: N = "), "{md}");
     // A budget with a fixed range makes no sense: refused.
     let o = nq()
         .args(["bench", "--n-max", "9", "--budget", "3s"])

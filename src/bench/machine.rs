@@ -35,23 +35,16 @@ pub struct Machine {
 impl Machine {
     /// Describes this machine; `command_line` is recorded as given.
     pub fn detect(command_line: String) -> Machine {
-        let system = System::new_with_specifics(
-            RefreshKind::nothing()
-                .with_cpu(CpuRefreshKind::nothing())
-                .with_memory(MemoryRefreshKind::nothing().with_ram()),
-        );
+        let memory = MemoryRefreshKind::nothing().with_ram();
+        let refresh = RefreshKind::nothing().with_cpu(CpuRefreshKind::nothing());
+        let system = System::new_with_specifics(refresh.with_memory(memory));
         let logical_cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let host = System::host_name().filter(|h| !h.is_empty());
+        let mut brands = system.cpus().iter().map(|c| c.brand().trim());
+        let cpu_model = brands.find(|b| !b.is_empty()).unwrap_or("unknown");
         Machine {
-            host: System::host_name()
-                .filter(|h| !h.is_empty())
-                .unwrap_or_else(|| "unknown".into()),
-            cpu_model: system
-                .cpus()
-                .iter()
-                .map(|c| c.brand().trim())
-                .find(|b| !b.is_empty())
-                .unwrap_or("unknown")
-                .to_string(),
+            host: host.unwrap_or_else(|| "unknown".into()),
+            cpu_model: cpu_model.into(),
             logical_cores,
             physical_cores: System::physical_core_count().unwrap_or(logical_cores),
             memory_bytes: Some(system.total_memory()).filter(|&b| b > 0),
@@ -67,34 +60,30 @@ impl Machine {
 /// Sequoia, kernel 24.1.0, aarch64`; the architecture is the one the binary was built for.
 fn os_description() -> String {
     let os = System::long_os_version().unwrap_or_else(|| std::env::consts::OS.to_string());
-    let kernel = System::kernel_version()
-        .map(|k| format!(", kernel {k}"))
-        .unwrap_or_default();
+    let kernel = System::kernel_version().map_or(String::new(), |k| format!(", kernel {k}"));
     format!("{os}{kernel}, {}", std::env::consts::ARCH)
 }
 
-/// The commit of the source tree, from `git` (no crate reads a work tree's dirtiness as simply).
+/// The commit of the source tree, from `git` (no crate reads a work tree's dirtiness as
+/// simply), with `-dirty` when tracked files differ from it.
 fn git_commit() -> Option<String> {
-    let dir = env!("CARGO_MANIFEST_DIR");
-    let commit = run("git", &["-C", dir, "rev-parse", "HEAD"])?;
-    let dirty = run(
-        "git",
-        &["-C", dir, "status", "--porcelain", "--untracked-files=no"],
-    )
-    .is_some_and(|s| !s.is_empty());
-    Some(if dirty {
-        format!("{commit}-dirty")
-    } else {
-        commit
-    })
+    let commit = git(&["rev-parse", "HEAD"])?;
+    let status = git(&["status", "--porcelain", "--untracked-files=no"]);
+    let dirty = status.is_some_and(|s| !s.is_empty());
+    Some(commit + if dirty { "-dirty" } else { "" })
 }
 
-/// The trimmed standard output of a command that succeeded.
-fn run(cmd: &str, args: &[&str]) -> Option<String> {
-    let out = Command::new(cmd).args(args).output().ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+/// The trimmed standard output of `git` run with `args` in the source tree, if it succeeded.
+fn git(args: &[&str]) -> Option<String> {
+    let mut git = Command::new("git");
+    let out = git
+        .arg("-C")
+        .arg(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .ok()?;
+    let stdout = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    out.status.success().then_some(stdout)
 }
 
 /// The current time, UTC, as `YYYY-MM-DDTHH:MM:SSZ` (whole seconds).

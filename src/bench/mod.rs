@@ -1,28 +1,24 @@
 //! The scaling benchmark (feature `bench`): whole counts by the single-threaded solver and by
 //! the parallel engine at several thread counts, each repeated, checked against the published
-//! value and summarised (median and minimum wall time, CPU time, speed-up over the serial
-//! solver, parallel scaling and efficiency, solutions and nodes per second, load balance).
-//! [`export`] writes the results as CSV, JSON, SVG plots (feature `plot`) and a markdown
-//! summary. A count under 10 ms is repeated within its timed run, so that no figure rests on a
-//! clock reading of microseconds unflagged.
+//! value and summarised (median, fastest and slowest wall time, CPU time, speed-up over the
+//! serial solver, parallel scaling and efficiency, solutions per second). [`export`] writes the
+//! results as CSV, JSON, SVG plots (feature `plot`) and a markdown summary. A count under 10 ms
+//! is repeated within its timed run, so that no figure rests on a clock reading of microseconds
+//! unflagged.
 //!
 //! The range of N is fixed (`n_min..=n_max`) or open ([`Settings::budget_s`]): N then rises
-//! from `n_min` through [`Settings::FULL_SET_MAX_N`] (17) and on until the engine's run on the
-//! most threads has lasted [`Settings::SCALING_MIN_S`] (a second, long enough to judge
-//! scaling), unless the next N would overrun the time budget first; past
-//! [`Settings::FULL_SET_MAX_N`] only the scaling runs are made. The harness knows the expected
-//! time of every step ahead (`forecast`), for that decision and for the progress bar.
+//! from `n_min` while the next N is expected to fit in what is left of the time budget; past
+//! [`Settings::FULL_SET_MAX_N`] (17) only the scaling runs are made. A timed run is expected to
+//! take its configuration's median at the last N measured grown by the ratio of the library's
+//! CPU-time model between the two board sizes (before its first N, the model's time on the
+//! model's reference machine), and at least `min_run_ms`: for that decision and for the
+//! progress display's share and time left.
 //!
-//! Every row holds the counts its timed runs produced, and every count is checked against the
-//! published value ([`crate::known`]): a difference stops the benchmark
-//! ([`BenchError::Mismatch`]), the rows before it kept and marked partial.
-//!
-//! Search nodes are counted apart from the timed runs, by an instrumented walk of the same trees
-//! ([`crate::Plan::nodes`]), so the measured kernel carries no counter: nodes per
-//! second is the nodes of the job divided by the median time of the real runs.
+//! Every row holds the counts its timed runs produced, and every count, the serial solver's and
+//! the engine's alike, is checked against the published value ([`crate::known`]): a difference
+//! stops the benchmark ([`BenchError::Mismatch`]), the rows before it kept and marked partial.
 
 pub mod export;
-mod forecast;
 mod harness;
 mod machine;
 mod report;
@@ -30,9 +26,10 @@ mod stats;
 mod timing;
 
 use crate::known::Published;
+use crate::longrun::Watch;
 use crate::{Engine, Job, Kernel, Method, Observer, Outcome, Plan, RunOptions};
 pub use machine::Machine;
-pub use report::{ProjectionRow, Report, Row, Solver};
+pub use report::{Report, Row, Solver};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -48,10 +45,9 @@ pub struct Settings {
     pub n_max: u32,
     /// The time budget of an open range, seconds (`None`: the range is `n_min..=n_max`, every
     /// configuration at every N). With a budget, N rises from `n_min` while the next N is
-    /// expected to fit in what is left of the budget, and ends at the first N from
-    /// [`Settings::FULL_SET_MAX_N`] on whose run of the engine on the most threads lasted at
-    /// least [`Settings::SCALING_MIN_S`]; past [`Settings::FULL_SET_MAX_N`] only the engine with
-    /// the scaling method ([`Settings::scaling_method`]) is measured, at every thread count.
+    /// expected to fit in what is left of the budget; past [`Settings::FULL_SET_MAX_N`] only
+    /// the engine with the scaling method ([`Settings::scaling_method`]) is measured, at every
+    /// thread count.
     pub budget_s: Option<u64>,
     /// Thread counts of the parallel engine, in the order measured.
     pub threads: Vec<usize>,
@@ -94,8 +90,7 @@ impl Settings {
 
     /// A parallel run shorter than this (1 s of wall time) is too short to judge scaling by
     /// ([`Row::short_for_scaling`]): making the plan, waking the workers and the tail where
-    /// some of them idle weigh on it more than on a long count, and more the more threads
-    /// share it.
+    /// some of them idle weigh on it more than on a long count.
     pub const SCALING_MIN_S: f64 = 1.0;
 
     /// The default thread counts for `logical_cores`: 1, 2, 4, … up to the core count, plus the
@@ -137,10 +132,7 @@ impl Settings {
     pub fn validate(&self) -> Result<(), BenchError> {
         let invalid = |s: &str| Err(BenchError::Invalid(s.into()));
         if self.n_min == 0 || self.n_min > self.n_max {
-            return Err(BenchError::Invalid(format!(
-                "the smallest N ({}) must be at least 1 and at most the largest N ({})",
-                self.n_min, self.n_max
-            )));
+            return invalid("the smallest N must be at least 1 and at most the largest N");
         }
         if self.threads.is_empty() || self.threads.contains(&0) {
             return invalid("every thread count must be at least 1");
@@ -155,33 +147,19 @@ impl Settings {
             return invalid("at least one method is needed");
         }
         for n in self.n_min..=self.n_max {
-            let depths = self.split_depths.iter().copied();
-            for k in depths.chain((self.split_depths.is_empty()).then_some(1)) {
-                job(n, k, Method::SERIAL, false)?;
+            for depth in self.split_depths.iter().copied().chain(Some(1)) {
+                job(n, depth, Method::SERIAL, false)?;
             }
         }
         Ok(())
     }
 
-    /// The most threads measured.
-    pub(crate) fn most_threads(&self) -> usize {
-        self.threads.iter().copied().max().unwrap_or(1)
-    }
-
-    /// [`Settings::min_run_ms`] in seconds.
-    pub(crate) fn min_run_s(&self) -> f64 {
-        f64::from(self.min_run_ms) / 1000.0
-    }
-
     /// The method of the scaling runs, which the plots show: the library's default method
     /// ([`Method::default`]) if it is measured, else the first measured.
     pub fn scaling_method(&self) -> Method {
-        let default = Method::default();
-        if self.methods.contains(&default) {
-            default
-        } else {
-            self.methods.first().copied().unwrap_or(default)
-        }
+        let mut methods = self.methods.iter().copied();
+        let default = methods.clone().find(|&m| m == Method::default());
+        default.or(methods.next()).unwrap_or_default()
     }
 }
 
@@ -193,14 +171,14 @@ pub enum BenchError {
     Invalid(String),
     /// The first N of an open range alone is expected to take longer than the time budget (a
     /// usage error).
-    #[error("N = {n} alone is expected to take {expected}, more than the budget of {budget}")]
+    #[error("N = {n} alone is expected to take {}, more than the budget of {}", human_s(*.expected_s), human_s(*.budget_s as f64))]
     OverBudget {
         /// Board size.
         n: u32,
-        /// Its expected time, in words.
-        expected: String,
-        /// The budget, in words.
-        budget: String,
+        /// Its expected time, seconds.
+        expected_s: f64,
+        /// The budget, seconds.
+        budget_s: u64,
     },
     /// A run counted something other than the published value.
     #[error("count mismatch for N = {n} ({config}): counted {got} {what}, published {expected}")]
@@ -226,8 +204,8 @@ pub enum BenchError {
     },
     /// The engine could not start.
     #[error(transparent)]
-    Engine(crate::Error),
-    /// A result file could not be written.
+    Engine(#[from] crate::Error),
+    /// A result file could not be rendered or written.
     #[error("could not write {}: {source}", path.display())]
     Io {
         /// The file.
@@ -244,37 +222,22 @@ pub enum BenchError {
         /// The runs measured before.
         report: Box<Report>,
     },
-    /// A result file could not be rendered.
-    #[error("could not render {file}: {message}")]
-    Render {
-        /// The file.
-        file: &'static str,
-        /// What went wrong.
-        message: String,
-    },
 }
-
-/// Receives the harness's progress, for a progress bar.
-pub trait Progress {
-    /// A step begins: `label` says what it measures (a timed run of one configuration, or the
-    /// count of one N's search nodes); it is expected to take `expected`, and the steps after it
-    /// `after` (those of the later N too, as far as the range is expected to go).
-    fn step(&mut self, _label: &str, _expected: Duration, _after: Duration) {}
-}
-
-/// No progress shown.
-impl Progress for () {}
 
 /// Runs the benchmark. Every count is checked against the published value: a difference stops
 /// it ([`BenchError::Mismatch`]). Once `stop` is set (by a signal handler, say), it ends early
 /// with the runs finished so far, marked partial ([`Report::partial`]); a failure after some
 /// runs returns them too ([`BenchError::Failed`]). A run in progress is dropped (the serial
-/// solver's is left to finish in the background), and the search nodes of the N being measured
-/// are not counted.
+/// solver's is left to finish in the background).
+///
+/// `progress` hears where the benchmark is when a timed run begins and every 100 ms while it
+/// runs: its units are the timed runs (done, and expected in all as far as the range is
+/// expected to go), its share is of the expected time (the time spent over the time spent and
+/// expected still), and its time left is that expected of the runs ahead.
 pub fn run(
     settings: &Settings,
     machine: Machine,
-    progress: &mut dyn Progress,
+    progress: &mut dyn Watch,
     stop: Option<Arc<AtomicBool>>,
 ) -> Result<Report, BenchError> {
     let stop = stop.unwrap_or_default();
@@ -310,4 +273,9 @@ fn job(n: u32, depth: u32, method: Method, unique: bool) -> Result<Job, BenchErr
     job.with_unique(unique)
         .with_split_depth(depth)
         .map_err(invalid)
+}
+
+/// Seconds in words ("0.45 s", "3.2 min").
+pub(crate) fn human_s(s: f64) -> String {
+    crate::longrun::estimate::human(Duration::from_secs_f64(s.clamp(0.0, 1e12)))
 }

@@ -1,5 +1,5 @@
-//! The results of a benchmark: one [`Row`] per configuration, the load-balance projections,
-//! and the [`Report`] that holds them with the machine and the settings (`scaling.json`).
+//! The results of a benchmark: one [`Row`] per configuration, and the [`Report`] that holds
+//! them with the machine and the settings (`scaling.json`).
 
 use super::machine::Machine;
 use super::{stats, Settings};
@@ -7,7 +7,7 @@ use serde::{Serialize, Serializer};
 
 /// Significant digits of the measured figures in `scaling.csv` and `scaling.json`: more than
 /// any timing here can support, few enough to read.
-pub(crate) const SIGNIFICANT_DIGITS: usize = 6;
+const SIGNIFICANT_DIGITS: usize = 6;
 
 /// Serialises a measured figure with [`SIGNIFICANT_DIGITS`].
 fn sig<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
@@ -17,22 +17,24 @@ fn sig<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
 /// Serialises an optional measured figure with [`SIGNIFICANT_DIGITS`] (none: empty or null).
 fn sig_opt<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
     match x {
-        Some(x) => s.serialize_some(&stats::round_sig(*x, SIGNIFICANT_DIGITS)),
+        Some(x) => sig(x, s),
         None => s.serialize_none(),
     }
 }
 
-/// Version of the layout of [`Report`] and of the CSV columns; changes whenever a field does.
+/// Version of the layout of [`Report`] and of the CSV columns; changes whenever a field does
+/// (`results/README.md` says what each version changed).
 ///
 /// - 3: `efficiency` is the parallel efficiency (scaling ÷ threads, at most 1, empty for the
-///   serial solver); in version 2 it was the speed-up over the serial solver ÷ threads, which
-///   counts the method's and the kernel's gain too and ran far above 1.
-/// - 4: rows have `short_for_scaling` (the last CSV column), and `nodes` may be empty (a
-///   benchmark stopped before counting them); the report has `range_end` and `partial`, the
-///   settings `budget_s`.
+///   serial solver); in version 2 it was the speed-up over the serial solver ÷ threads.
+/// - 4: rows have `short_for_scaling`, and `nodes` may be empty; the report has `range_end`
+///   and `partial`, the settings `budget_s`.
 /// - 5: `solutions` is the count the timed runs made (before, the published value it was
-///   checked against); rows have `unique` (the last CSV column), the settings `unique`.
-pub(crate) const SCHEMA_VERSION: u32 = 5;
+///   checked against); rows have `unique`, the settings `unique`.
+/// - 6: rows have `max_s` (the slowest run), and no longer `nodes`, `nodes_per_s`,
+///   `unit_max_over_mean` and `tail_share`; the report has no `nodes_note` and no
+///   `projections`; the CSV columns follow the fields of [`Row`] in a new order.
+pub(crate) const SCHEMA_VERSION: u32 = 6;
 
 /// Which solver a row measures.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -54,7 +56,8 @@ impl std::fmt::Display for Solver {
     }
 }
 
-/// The measurements of one configuration: one row of `scaling.csv`.
+/// The measurements of one configuration: one row of `scaling.csv`, whose columns are these
+/// fields in this order.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Row {
     /// Board size.
@@ -63,6 +66,9 @@ pub struct Row {
     pub solver: Solver,
     /// Symmetry method of the search (`mirror` for the serial solver).
     pub method: String,
+    /// The search kernel: the engine's (`avx512`, `avx2`, `neon`, `portable` or `dfs`), `dfs`
+    /// for the serial solver (its own depth-first search).
+    pub kernel: String,
     /// Worker threads (1 for the serial solver).
     pub threads: usize,
     /// Rows fixed by each work unit; empty for the serial solver.
@@ -76,7 +82,6 @@ pub struct Row {
     pub solutions: u64,
     /// Solutions distinct up to symmetry counted by the timed runs, checked as `solutions` are;
     /// empty where they were not counted (the serial solver, or [`Settings::unique`] off).
-    /// Added in schema 5, as the last CSV column.
     pub unique: Option<u64>,
     /// Median wall time of one count, seconds (a timed run of several counts gives its time
     /// per count: see `counts_per_run`).
@@ -85,6 +90,10 @@ pub struct Row {
     /// Fastest wall time of one count (of a run's time per count), seconds.
     #[serde(serialize_with = "sig")]
     pub min_s: f64,
+    /// Slowest wall time of one count (of a run's time per count), seconds: with `min_s`, the
+    /// spread of the runs.
+    #[serde(serialize_with = "sig")]
+    pub max_s: f64,
     /// Median CPU time (user + system, all threads of the process) of one count, seconds; empty
     /// where the platform does not tell.
     #[serde(serialize_with = "sig_opt")]
@@ -107,48 +116,27 @@ pub struct Row {
     /// Solutions ÷ median time.
     #[serde(serialize_with = "sig_opt")]
     pub solutions_per_s: Option<f64>,
-    /// Search nodes (queens placed) of one run, counted by a separate instrumented walk; empty
-    /// where a stopped benchmark did not count them (schema 4; always there before).
-    pub nodes: Option<u64>,
-    /// Nodes ÷ median time.
-    #[serde(serialize_with = "sig_opt")]
-    pub nodes_per_s: Option<f64>,
-    /// Load balance, engine only: the costliest unit's time ÷ the mean unit time (median over
-    /// the runs).
-    #[serde(serialize_with = "sig_opt")]
-    pub unit_max_over_mean: Option<f64>,
-    /// Load balance, engine only: the share of the wall time after the first worker ran out of
-    /// units (median over the runs). The tail is what limits efficiency at many threads.
-    #[serde(serialize_with = "sig_opt")]
-    pub tail_share: Option<f64>,
-    /// The search kernel: the engine's (`avx512`, `avx2`, `neon`, `portable` or `dfs`), `dfs`
-    /// for the serial solver (its own depth-first search). Added in schema 3, as the last CSV
-    /// column.
-    pub kernel: String,
     /// Counts in one timed run, the fewest over the runs: 1 where a count lasted the settings'
     /// `min_run_ms`; 2 where it took 10 ms to `min_run_ms` (the second shows the first was no
     /// slow start); more where a count took under 10 ms and was repeated until the run had
-    /// lasted `min_run_ms`. Times are per count. Added in schema 3.
+    /// lasted `min_run_ms`. Times are per count.
     pub counts_per_run: u64,
     /// Flag: some timed run still lasted under `min_run_ms` (the repetition cap was reached,
     /// or repetition was off and one count took under 10 ms). Its times, and the speed-ups,
     /// scaling and efficiencies from them, are at the mercy of the clock and the scheduler.
-    /// Added in schema 3.
     pub too_short: bool,
     /// Flag: an engine run on several threads that lasted under
-    /// [`Settings::SCALING_MIN_S`](crate::bench::Settings::SCALING_MIN_S) (1 s): making the
-    /// plan, waking the workers and the tail weigh on its time, so its scaling and efficiency understate what the
-    /// threads do on a long count. Never set for the serial solver or one thread. Added in
-    /// schema 4.
+    /// [`Settings::SCALING_MIN_S`] (1 s): making the plan, waking the workers and the tail
+    /// weigh on its time, so its scaling and efficiency understate what the threads do on a
+    /// long count. Never set for the serial solver or one thread.
     pub short_for_scaling: bool,
 }
 
 /// A whole benchmark: where it ran, what it measured and the results; `scaling.json`. Measured
-/// figures (the `f64` fields of rows and projections) are written with 6 significant digits;
-/// counts (solutions, nodes, units) exactly.
+/// figures (the `f64` fields of rows) are written with 6 significant digits; counts exactly.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
-    /// Version of this layout: 5 (`results/README.md` says what each version added).
+    /// Version of this layout: 6 (`results/README.md` says what each version changed).
     pub schema_version: u32,
     /// When the benchmark started, UTC, ISO 8601.
     pub started_utc: String,
@@ -158,23 +146,16 @@ pub struct Report {
     pub settings: Settings,
     /// The library's default method when the benchmark ran (what `nqueens count` runs without
     /// `--method`, [`crate::Method::default`]): the method the plots show when it was measured.
-    /// Added in schema 3.
     pub default_method: String,
-    /// How nodes are counted, in words.
-    pub nodes_note: String,
-    /// Why the range of N ended where it did, in words: the largest N asked for, a run long
-    /// enough to judge scaling, the time budget, or a stop. Added in schema 4.
+    /// Why the range of N ended where it did, in words: the largest N asked for, the time
+    /// budget, or a stop (or a failure).
     pub range_end: String,
     /// Set when the benchmark was stopped (by a signal) or failed before its end, saying when
-    /// and why: the rows are the runs finished by then. Added in schema 4.
+    /// and why: the rows are the runs finished by then.
     pub partial: Option<String>,
-    /// One row per configuration: per N the serial solver, then the engine at each thread count
-    /// and split depth.
+    /// One row per configuration: per N the serial solver, then the engine with each method at
+    /// each thread count and split depth.
     pub rows: Vec<Row>,
-    /// The load balance the engine's scheduling alone would give at 2, 4, 8, … 256 threads,
-    /// replayed from the unit costs of the 1-thread runs of every N and split depth (each unit's
-    /// cheapest time over the runs); empty when 1 is not among the thread counts.
-    pub projections: Vec<ProjectionRow>,
 }
 
 impl Report {
@@ -182,54 +163,23 @@ impl Report {
     /// less than 90 % of the CPU time its threads could use (CPU ÷ (wall × threads)), so its wall
     /// time, and the speed-ups and efficiencies from it, understate what the code does.
     pub fn busy_warning(&self) -> Option<String> {
-        let (share, r) = self
-            .rows
-            .iter()
+        let (share, r) = (self.rows.iter())
             .filter(|r| r.median_s >= 0.1)
             .filter_map(|r| Some((r.cpu_s? / (r.median_s * r.threads as f64), r)))
             .min_by(|a, b| a.0.total_cmp(&b.0))?;
+        let (n, solver, method, kernel) = (r.n, r.solver, &r.method, &r.kernel);
+        let (threads, percent) = (plural(r.threads, "thread"), (100.0 * share).round());
         (share < 0.9).then(|| {
             format!(
-                "the machine was busy: N = {} {} ({}, {}) on {} thread{} got {:.0} % of the CPU \
-                 time its threads could use (CPU ÷ (wall × threads)); wall times, speed-ups and \
-                 efficiencies here understate the code",
-                r.n,
-                r.solver,
-                r.method,
-                r.kernel,
-                r.threads,
-                if r.threads == 1 { "" } else { "s" },
-                100.0 * share
+                "the machine was busy: N = {n} {solver} ({method}, {kernel}) on {threads} got \
+                 {percent} % of the CPU time its threads could use (CPU ÷ (wall × threads)); wall \
+                 times, speed-ups and efficiencies here understate the code"
             )
         })
     }
 }
 
-/// The thread counts the load balance is projected to.
-pub(crate) const PROJECTED_THREADS: [usize; 8] = [2, 4, 8, 16, 32, 64, 128, 256];
-
-/// The load balance of one plan replayed on more workers than the machine has: the units' costs
-/// measured on one thread (each unit's cheapest time over the runs), handed out in index order
-/// to whichever simulated worker is free first, as the engine does. It bounds the parallel
-/// efficiency from load balance alone (no memory or frequency effects).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ProjectionRow {
-    /// Board size.
-    pub n: u32,
-    /// Symmetry method of the plan. Added in schema 3.
-    pub method: String,
-    /// The kernel the unit costs were measured with. Added in schema 3.
-    pub kernel: String,
-    /// Rows fixed by each work unit.
-    pub split_depth: u32,
-    /// Number of work units.
-    pub units: usize,
-    /// Simulated worker threads.
-    pub threads: usize,
-    /// Total unit time ÷ (threads × makespan): the best efficiency this plan allows.
-    #[serde(serialize_with = "sig")]
-    pub efficiency_bound: f64,
-    /// The share of the makespan after the first simulated worker ran out of units.
-    #[serde(serialize_with = "sig")]
-    pub tail_share: f64,
+/// `count` and `word`, with an `s` unless the count is 1 ("1 timed run", "3 timed runs").
+pub(crate) fn plural(count: usize, word: &str) -> String {
+    format!("{count} {word}{}", if count == 1 { "" } else { "s" })
 }

@@ -15,32 +15,14 @@ pub const SHORT_COUNT_S: f64 = 0.01;
 /// The most counts one timed run makes (a count of nanoseconds stops here, flagged).
 pub const MAX_COUNTS_PER_RUN: u64 = 1_000_000;
 
-/// The clocks a timed run reads, in seconds from any fixed origin. A trait so that the
-/// repetition rule can be tested with a clock that the test advances.
-pub(crate) trait Clocks {
-    /// Wall time.
-    fn wall_s(&mut self) -> f64;
-    /// CPU time (user + system, all threads) of the process; `None` where the platform does
-    /// not tell.
-    fn cpu_s(&mut self) -> Option<f64>;
-}
+/// The clocks a timed run reads, in seconds from any fixed origin: the wall time, and the CPU
+/// time (user + system, all threads) of the process where the platform tells. A closure, so
+/// that the repetition rule can be tested with a clock that the test advances.
+pub(crate) type Clocks<'a> = &'a mut dyn FnMut() -> (f64, Option<f64>);
 
-/// The real clocks: a monotonic wall clock and `getrusage`.
-pub(crate) struct RealClocks(Instant);
-
-impl RealClocks {
-    pub(crate) fn new() -> RealClocks {
-        RealClocks(Instant::now())
-    }
-}
-
-impl Clocks for RealClocks {
-    fn wall_s(&mut self) -> f64 {
-        self.0.elapsed().as_secs_f64()
-    }
-    fn cpu_s(&mut self) -> Option<f64> {
-        process_cpu_s()
-    }
+/// The real clocks: a monotonic wall clock from `start`, and `getrusage`.
+pub(crate) fn real_clocks(start: Instant) -> impl FnMut() -> (f64, Option<f64>) {
+    move || (start.elapsed().as_secs_f64(), process_cpu_s())
 }
 
 /// CPU time (user + system) of the whole process so far, in seconds.
@@ -68,10 +50,10 @@ fn process_cpu_s() -> Option<f64> {
 pub(crate) struct TimedRun {
     /// Counts made.
     pub counts: u64,
-    /// Wall time of the counts alone, summed, seconds.
+    /// Wall time of the counts alone, per count, seconds.
     pub wall_s: f64,
-    /// CPU time of the process over the whole run, seconds (it includes the harness's
-    /// bookkeeping between repeated counts: a few microseconds a count).
+    /// CPU time of the process over the whole run, per count, seconds (it includes the
+    /// harness's bookkeeping between repeated counts: a few microseconds a count).
     pub cpu_s: Option<f64>,
     /// The run's counts were short and it still lasted under the time asked for (the
     /// repetition cap was reached, or repetition is off and its one count took under
@@ -79,43 +61,32 @@ pub(crate) struct TimedRun {
     pub too_short: bool,
 }
 
-impl TimedRun {
-    /// Wall seconds per count.
-    pub fn wall_per_count(&self) -> f64 {
-        self.wall_s / self.counts.max(1) as f64
-    }
-    /// CPU seconds per count.
-    pub fn cpu_per_count(&self) -> Option<f64> {
-        self.cpu_s.map(|c| c / self.counts.max(1) as f64)
-    }
-}
-
 /// Makes one timed run: `count` once, and again while the counts have lasted under
 /// `min_run_s` in all and either only one count was made or the fastest count took under
 /// [`SHORT_COUNT_S`] (at most [`MAX_COUNTS_PER_RUN`] counts). Each count's result goes to
 /// `keep` outside the timed intervals; the first error ends the run.
 pub(crate) fn timed_run<T, E>(
-    clocks: &mut dyn Clocks,
+    clocks: Clocks,
     min_run_s: f64,
     mut count: impl FnMut() -> Result<T, E>,
     mut keep: impl FnMut(T),
 ) -> Result<TimedRun, E> {
-    let cpu0 = clocks.cpu_s();
+    let cpu0 = clocks().1;
     let (mut counts, mut wall_s, mut fastest_s) = (0u64, 0.0, f64::INFINITY);
     loop {
-        let t0 = clocks.wall_s();
+        let t0 = clocks().0;
         let value = count()?;
-        let took = (clocks.wall_s() - t0).max(0.0);
-        wall_s += took;
-        fastest_s = fastest_s.min(took);
-        counts += 1;
+        let took = (clocks().0 - t0).max(0.0);
+        (wall_s, fastest_s, counts) = (wall_s + took, fastest_s.min(took), counts + 1);
         keep(value);
         let long = counts > 1 && fastest_s >= SHORT_COUNT_S;
         if long || wall_s >= min_run_s || counts >= MAX_COUNTS_PER_RUN {
             break;
         }
     }
-    let cpu_s = cpu0.zip(clocks.cpu_s()).map(|(a, b)| (b - a).max(0.0));
+    let cpu_s = cpu0
+        .zip(clocks().1)
+        .map(|(a, b)| (b - a).max(0.0) / counts as f64);
     let wanted_s = if min_run_s > 0.0 {
         min_run_s
     } else {
@@ -123,7 +94,7 @@ pub(crate) fn timed_run<T, E>(
     };
     Ok(TimedRun {
         counts,
-        wall_s,
+        wall_s: wall_s / counts as f64,
         cpu_s,
         too_short: fastest_s < SHORT_COUNT_S && wall_s < wanted_s,
     })
@@ -132,19 +103,6 @@ pub(crate) fn timed_run<T, E>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::Cell;
-    use std::rc::Rc;
-
-    /// A wall clock that only the counts advance, and no CPU clock.
-    struct Fake(Rc<Cell<f64>>);
-    impl Clocks for Fake {
-        fn wall_s(&mut self) -> f64 {
-            self.0.get()
-        }
-        fn cpu_s(&mut self) -> Option<f64> {
-            Some(self.0.get())
-        }
-    }
 
     /// A timed run of counts that each take `each_s` on the fake clock.
     fn run(each_s: f64, min_run_s: f64) -> TimedRun {
@@ -152,23 +110,17 @@ mod tests {
     }
 
     /// A timed run of counts that take `first[0]`, `first[1]`, … and then the last of them
-    /// on the fake clock.
+    /// on a fake clock that only the counts advance (its CPU time the same).
     fn run_of(first: &[f64], min_run_s: f64) -> TimedRun {
-        let now = Rc::new(Cell::new(0.0));
-        let mut clocks = Fake(now.clone());
-        let mut kept = 0u64;
-        let mut made = 0;
-        let run = timed_run(
-            &mut clocks,
-            min_run_s,
-            || -> Result<u64, ()> {
-                now.set(now.get() + first[made.min(first.len() - 1)]);
-                made += 1;
-                Ok(7)
-            },
-            |v| kept += v,
-        )
-        .unwrap();
+        let now = std::cell::Cell::new(0.0);
+        let mut clocks = || (now.get(), Some(now.get()));
+        let (mut kept, mut made) = (0u64, 0);
+        let count = || -> Result<u64, ()> {
+            now.set(now.get() + first[made.min(first.len() - 1)]);
+            made += 1;
+            Ok(7)
+        };
+        let run = timed_run(&mut clocks, min_run_s, count, |v| kept += v).unwrap();
         assert_eq!(kept, 7 * run.counts, "every count's result is kept");
         run
     }
@@ -179,7 +131,7 @@ mod tests {
         for each in [0.05, 3.0] {
             let r = run(each, 0.05);
             assert_eq!((r.counts, r.too_short), (1, false), "{each}");
-            assert!((r.wall_per_count() - each).abs() < 1e-9);
+            assert!((r.wall_s - each).abs() < 1e-9);
         }
         // 10 to 50 ms: a second count, which shows the first was not a slow start.
         for each in [0.01, 0.02, 0.04] {
@@ -193,7 +145,7 @@ mod tests {
         // 12 ms to wake the workers, then 0.3 ms a count: 127 more make 50.1 ms.
         let r = run_of(&[0.012, 0.000_3], 0.05);
         assert_eq!(r.counts, 1 + 127);
-        assert!(r.wall_s >= 0.05 && !r.too_short);
+        assert!(r.wall_s * r.counts as f64 >= 0.05 && !r.too_short);
         // With repetition off, the one count of 12 ms passes.
         assert_eq!(run_of(&[0.012, 0.000_3], 0.0).counts, 1);
     }
@@ -204,9 +156,8 @@ mod tests {
         let each = 1.0 / 1024.0;
         let r = run(each, 0.05);
         assert_eq!(r.counts, 52);
-        assert!(r.wall_s >= 0.05 && !r.too_short);
-        assert_eq!(r.wall_per_count(), each);
-        assert_eq!(r.cpu_per_count(), Some(each));
+        assert!(!r.too_short);
+        assert_eq!((r.wall_s, r.cpu_s), (each, Some(each)));
         // 9.9 ms: 6 counts, 59.4 ms.
         let r = run(0.0099, 0.05);
         assert_eq!((r.counts, r.too_short), (6, false));
@@ -226,21 +177,17 @@ mod tests {
 
     #[test]
     fn an_error_ends_the_run() {
-        let mut clocks = RealClocks::new();
+        let mut clocks = real_clocks(Instant::now());
         let mut n = 0;
-        let r = timed_run(
-            &mut clocks,
-            1.0,
-            || {
-                n += 1;
-                if n < 3 {
-                    Ok(())
-                } else {
-                    Err("mismatch")
-                }
-            },
-            |_| {},
-        );
+        let count = || {
+            n += 1;
+            if n < 3 {
+                Ok(())
+            } else {
+                Err("mismatch")
+            }
+        };
+        let r = timed_run(&mut clocks, 1.0, count, |_| {});
         assert_eq!((r, n), (Err("mismatch"), 3));
     }
 }

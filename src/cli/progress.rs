@@ -214,6 +214,9 @@ pub struct Display {
     bar: Option<(ProgressBar, Fitted)>,
     /// The lines of a log (the library's, prefixed as the command's messages are).
     lines: Option<LogLines>,
+    /// What the progress counts: `units` (a run's work units), or what [`Display::counting`]
+    /// says.
+    noun: &'static str,
 }
 
 impl Display {
@@ -228,7 +231,21 @@ impl Display {
             Mode::Lines(every) => Some(LogLines::new(every).prefixed("nqueens: progress: ")),
             _ => None,
         };
-        Display { bar, lines }
+        Display {
+            bar,
+            lines,
+            noun: "units",
+        }
+    }
+
+    /// The display, counting `noun` (such as `runs`) rather than units.
+    #[cfg(feature = "bench")]
+    pub fn counting(self, noun: &'static str) -> Display {
+        Display {
+            noun,
+            lines: self.lines.map(|l| l.counting(noun)),
+            ..self
+        }
     }
 
     /// The run ended (finished or stopped): clear the bar, or print the last line in a log.
@@ -246,7 +263,7 @@ impl Watch for Display {
         if let Some((bar, fitted)) = &mut self.bar {
             let room = fitted.room(bar);
             bar.set_position((p.fraction * 1e6) as u64);
-            bar.set_message(fit(&summaries(p), room));
+            bar.set_message(fit(&summaries(p, self.noun), room));
         } else if let Some(lines) = &mut self.lines {
             lines.progress(p);
         }
@@ -254,11 +271,11 @@ impl Watch for Display {
 }
 
 /// The bar's message, from the most detailed (units, rate, elapsed time and ETA) to the
-/// shortest (the ETA), for [`fit`]; the rate outlasts the elapsed time.
-fn summaries(p: &Progress) -> Vec<String> {
+/// shortest (the ETA), for [`fit`]; `noun` names the units; the rate outlasts the elapsed time.
+fn summaries(p: &Progress, noun: &str) -> Vec<String> {
     let (units, rate, elapsed, eta) = (
-        format!("{}/{} units", p.units_done, p.units_total),
-        p.rate(),
+        format!("{}/{} {noun}", p.units_done, p.units_total),
+        p.rate_of(noun),
         clock(p.elapsed),
         p.eta(),
     );
@@ -296,7 +313,7 @@ mod tests {
             elapsed: Duration::from_secs(36_000),
         };
         for width in [20, 40, 60, 79, 80, 100, 120, 200] {
-            let msg = fit(&summaries(&p), message_room(width));
+            let msg = fit(&summaries(&p, "units"), message_room(width));
             // The bar, " 17% " and the message, with room for an echoed ^C.
             let line = bar_width(width) + 6 + msg.chars().count();
             assert!(
@@ -309,9 +326,9 @@ mod tests {
         }
         // On 80 columns, the units, the rate and the ETA of this long run (CLUSTER.md promises
         // the rate); at 120, everything.
-        let at80 = fit(&summaries(&p), message_room(80));
+        let at80 = fit(&summaries(&p, "units"), message_room(80));
         assert_eq!(at80, "123456/708526 units, 2.8 units/s, ETA 1d 1:01:01");
-        assert!(fit(&summaries(&p), message_room(120)).contains("elapsed 10:00:00"));
+        assert!(fit(&summaries(&p, "units"), message_room(120)).contains("elapsed 10:00:00"));
         // A count of minutes too: its rate rather than its elapsed time.
         let short = Progress {
             units_done: 1_234,
@@ -321,7 +338,7 @@ mod tests {
             elapsed: Duration::from_secs(62),
             ..p
         };
-        let at80 = fit(&summaries(&short), message_room(80));
+        let at80 = fit(&summaries(&short, "units"), message_room(80));
         assert_eq!(at80, "1234/3206 units, 19.9 units/s, ETA 0:03:27");
         // The style's bar is the width counted here.
         assert_eq!(bar_width(80), 20);

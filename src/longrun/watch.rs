@@ -11,6 +11,12 @@ impl Progress {
     /// The units finished in this run per second, minute or hour (the first of them with at
     /// least one unit), for runs of milliseconds to months alike: `12.5 units/s`.
     pub fn rate(&self) -> String {
+        self.rate_of("units")
+    }
+
+    /// [`Progress::rate`] of what `noun` names (`runs`, say), for a caller whose units are
+    /// something else.
+    pub fn rate_of(&self, noun: &str) -> String {
         let per_sec = self.units_this_run as f64 / self.elapsed.as_secs_f64().max(1e-9);
         let (r, per) = if per_sec >= 1.0 {
             (per_sec, "s")
@@ -20,9 +26,9 @@ impl Progress {
             (per_sec * 3600.0, "h")
         };
         if r >= 100.0 {
-            format!("{r:.0} units/{per}")
+            format!("{r:.0} {noun}/{per}")
         } else {
-            format!("{r:.1} units/{per}")
+            format!("{r:.1} {noun}/{per}")
         }
     }
 
@@ -39,13 +45,19 @@ impl Progress {
 /// 0:00:57, ETA 0:05:32`.
 impl fmt::Display for Progress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{:.1}% of the estimated work, {}/{} units, {}, elapsed {}, ETA {}",
+        f.write_str(&self.line_of("units"))
+    }
+}
+
+impl Progress {
+    /// The line of [`Progress`]'s `Display`, of what `noun` names.
+    pub fn line_of(&self, noun: &str) -> String {
+        format!(
+            "{:.1}% of the estimated work, {}/{} {noun}, {}, elapsed {}, ETA {}",
             self.fraction * 100.0,
             self.units_done,
             self.units_total,
-            self.rate(),
+            self.rate_of(noun),
             clock(self.elapsed),
             self.eta()
         )
@@ -83,6 +95,7 @@ pub fn clock(d: Duration) -> String {
 pub struct LogLines {
     every: Duration,
     prefix: String,
+    noun: &'static str,
     last_line: Instant,
     last: Option<Progress>,
 }
@@ -93,6 +106,7 @@ impl LogLines {
         LogLines {
             every,
             prefix: String::new(),
+            noun: "units",
             last_line: Instant::now(),
             last: None,
         }
@@ -104,6 +118,12 @@ impl LogLines {
         self
     }
 
+    /// The same, counting `noun` (`runs`, say) rather than units.
+    pub fn counting(mut self, noun: &'static str) -> LogLines {
+        self.noun = noun;
+        self
+    }
+
     /// The run ended: writes its last progress, if it had any.
     pub fn finish(&mut self) {
         if let Some(p) = self.last.take() {
@@ -112,7 +132,7 @@ impl LogLines {
     }
 
     fn write(&self, p: &Progress) {
-        let _ = writeln!(std::io::stderr(), "{}{p}", self.prefix);
+        let _ = writeln!(std::io::stderr(), "{}{}", self.prefix, p.line_of(self.noun));
     }
 }
 

@@ -1,27 +1,15 @@
 //! `scaling.json`: the whole [`Report`]: machine, settings and rows. The doc comments of
 //! [`Report`], [`crate::bench::Row`] and [`crate::bench::Machine`] document its fields.
 
-use super::Exporter;
 use crate::bench::{BenchError, Report};
 
-/// The JSON export.
-pub struct Json;
-
-impl Exporter for Json {
-    fn file_name(&self) -> &'static str {
-        "scaling.json"
-    }
-
-    fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError> {
-        let mut bytes = serde_json::to_vec_pretty(report).map_err(|e| BenchError::Render {
-            file: "scaling.json",
-            message: e.to_string(),
-        })?;
-        bytes.push(b'\n');
-        Ok(bytes)
-    }
+/// The JSON file.
+pub fn render(report: &Report) -> Result<Vec<u8>, BenchError> {
+    let mut bytes =
+        serde_json::to_vec_pretty(report).map_err(|e| super::render_error("scaling.json", e))?;
+    bytes.push(b'\n');
+    Ok(bytes)
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -44,11 +32,11 @@ mod tests {
 
     #[test]
     fn figures_have_at_most_6_significant_digits() {
-        let text = String::from_utf8(Json.render(&ragged()).unwrap()).unwrap();
+        let text = String::from_utf8(render(&ragged()).unwrap()).unwrap();
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         let mut all = Vec::new();
         figures(&v, "", &mut all);
-        assert!(all.len() > 50, "{}", all.len());
+        assert!(all.len() > 40, "{}", all.len());
         for (path, x) in all {
             assert!(significant_digits(&x) <= 6, "{path} = {x}");
             // As written in the file, not only as re-serialised here.
@@ -58,8 +46,7 @@ mod tests {
 
     #[test]
     fn json_has_the_machine_settings_and_rows() {
-        let v: serde_json::Value =
-            serde_json::from_slice(&Json.render(&sample()).unwrap()).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&render(&sample()).unwrap()).unwrap();
         assert_eq!(v["schema_version"], crate::bench::report::SCHEMA_VERSION);
         let m = &v["machine"];
         for key in [
@@ -85,11 +72,6 @@ mod tests {
         assert_eq!(rows[2]["threads"], 2);
         assert_eq!(rows[2]["solutions"], 724);
         assert!(rows[2]["efficiency"].as_f64().unwrap() > 0.0);
-        let p = &v["projections"][1];
-        assert_eq!(
-            (p["n"].as_u64(), p["threads"].as_u64()),
-            (Some(11), Some(4))
-        );
-        assert_eq!(p["efficiency_bound"], 0.9);
+        assert!(v.get("projections").is_none() && rows[2].get("nodes").is_none());
     }
 }

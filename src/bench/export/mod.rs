@@ -1,5 +1,7 @@
-//! The result files of a benchmark, one format per file behind one interface, [`Exporter`], over
-//! one shared helper for tables and numbers (`markup`).
+//! The result files of a benchmark, one format per file, each behind one interface: a
+//! [`Render`] from the [`Report`] to the file's bytes, named in [`FILES`]. The text formats read
+//! one table definition (`markup::COLUMNS`, the fields of [`Row`](crate::bench::Row)) and
+//! share its helpers.
 
 mod csv;
 mod json;
@@ -11,31 +13,24 @@ mod svg;
 use super::{BenchError, Report};
 use std::path::{Path, PathBuf};
 
-/// One result file of a benchmark.
-pub trait Exporter {
-    /// The file's name in the output folder.
-    fn file_name(&self) -> &'static str;
-    /// The file's contents.
-    fn render(&self, report: &Report) -> Result<Vec<u8>, BenchError>;
-}
+/// Renders one result file of a report.
+pub type Render = fn(&Report) -> Result<Vec<u8>, BenchError>;
 
-/// Every result file: `scaling.csv`, `scaling.json`, `scaling.svg` and `time.svg` (with the
-/// `plot` feature), `summary.md`.
-pub fn all() -> Vec<Box<dyn Exporter>> {
-    vec![
-        Box::new(csv::Csv),
-        Box::new(json::Json),
-        #[cfg(feature = "plot")]
-        Box::new(svg::ScalingPlot),
-        #[cfg(feature = "plot")]
-        Box::new(svg::TimePlot),
-        Box::new(markdown::Markdown),
-    ]
-}
+/// Every result file, by name: `scaling.csv`, `scaling.json`, `scaling.svg` and `time.svg`
+/// (with the `plot` feature), `summary.md`.
+pub const FILES: &[(&str, Render)] = &[
+    ("scaling.csv", csv::render),
+    ("scaling.json", json::render),
+    #[cfg(feature = "plot")]
+    ("scaling.svg", svg::scaling),
+    #[cfg(feature = "plot")]
+    ("time.svg", svg::time),
+    ("summary.md", markdown::render),
+];
 
 /// `scaling.json` of `report`: what a program reads (the schema is documented on [`Report`]).
 pub fn json(report: &Report) -> Result<Vec<u8>, BenchError> {
-    json::Json.render(report)
+    json::render(report)
 }
 
 /// Renders every result file of `report` into `dir` (created if missing), each written
@@ -47,19 +42,25 @@ pub fn write_all(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, BenchError
     };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let mut written = Vec::new();
-    for exporter in all() {
-        let bytes = exporter.render(report)?;
-        let path = dir.join(exporter.file_name());
+    for (name, render) in FILES {
+        let (bytes, path) = (render(report)?, dir.join(name));
         crate::longrun::store::write_file_atomic(&path, &bytes).map_err(io(&path))?;
         written.push(path);
     }
     Ok(written)
 }
 
+/// A file that could not be rendered.
+fn render_error(file: &str, e: impl std::fmt::Display) -> BenchError {
+    let source = std::io::Error::other(format!("rendering failed: {e}"));
+    let path = file.into();
+    BenchError::Io { path, source }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::bench::report::SCHEMA_VERSION;
-    use crate::bench::{Machine, ProjectionRow, Report, Row, Settings, Solver};
+    use crate::bench::{Machine, Report, Row, Settings, Solver};
 
     /// A small fixed report: N = 10 and 11, serial and engine on 1 and 2 threads.
     pub fn sample() -> Report {
@@ -76,6 +77,7 @@ mod tests {
                     n,
                     solver,
                     method: "mirror".into(),
+                    kernel: if engine { "avx2" } else { "dfs" }.into(),
                     threads: t,
                     split_depth: engine.then_some(2),
                     units: engine.then_some(35),
@@ -84,16 +86,12 @@ mod tests {
                     unique: engine.then_some(if n == 10 { 92 } else { 341 }),
                     median_s: time,
                     min_s: time * 0.98,
+                    max_s: time * 1.05,
                     cpu_s: Some(time * t as f64),
                     speedup: Some(speedup),
                     efficiency: engine.then_some(1.01 * serial / time / t as f64),
                     scaling: engine.then_some(1.01 * serial / time),
                     solutions_per_s: Some(724.0 / time),
-                    nodes: Some(34_815),
-                    nodes_per_s: Some(34_815.0 / time),
-                    unit_max_over_mean: engine.then_some(3.5),
-                    tail_share: engine.then_some(if t == 1 { 0.0 } else { 0.04 }),
-                    kernel: if engine { "avx2" } else { "dfs" }.into(),
                     counts_per_run: if n == 10 { 13 } else { 3 },
                     too_short: false,
                     // Unflagged, as a long count's would be (the tests of the mark set it).
@@ -129,23 +127,9 @@ mod tests {
                 unique: true,
             },
             default_method: "d4".into(),
-            nodes_note: "nodes".into(),
             range_end: "N = 11 is the largest asked for".into(),
             partial: None,
             rows,
-            projections: [2, 4]
-                .into_iter()
-                .map(|t| ProjectionRow {
-                    n: 11,
-                    method: "mirror".into(),
-                    kernel: "avx2".into(),
-                    split_depth: 2,
-                    units: 35,
-                    threads: t,
-                    efficiency_bound: if t == 2 { 0.99 } else { 0.9 },
-                    tail_share: if t == 2 { 0.01 } else { 0.1 },
-                })
-                .collect(),
         }
     }
 
@@ -168,18 +152,12 @@ mod tests {
             let k = 1.0 + (i as f64 + 1.0) / 3.0;
             r.median_s = 0.0002289999999999996 * k;
             r.min_s = r.median_s / 1.1;
+            r.max_s = r.median_s * 1.1;
             r.cpu_s = Some(7.000000000000062e-6 * k);
             r.speedup = r.speedup.map(|x| x / 3.0);
             r.efficiency = r.efficiency.map(|x| x / 7.0);
             r.scaling = r.scaling.map(|x| x / 3.0);
             r.solutions_per_s = Some(14_745_952.877_063_632 * k);
-            r.nodes_per_s = Some(164_128_866.805_577_8 / k);
-            r.unit_max_over_mean = r.unit_max_over_mean.map(|x| x / 3.0);
-            r.tail_share = r.tail_share.map(|x| x / 3.0);
-        }
-        for p in &mut report.projections {
-            p.efficiency_bound /= 3.0;
-            p.tail_share = 1.0 / 7.0;
         }
         report
     }

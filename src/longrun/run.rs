@@ -458,39 +458,16 @@ impl Prepared {
     /// Counts the units left on `engine`, saving the checkpoint as it goes and telling
     /// `watch` of the progress; at the end writes the result file, if asked for.
     pub fn execute(mut self, engine: &Engine, watch: &mut dyn Watch) -> Result<Finish, RunError> {
-        let planned = |units: &mut dyn Iterator<Item = u32>| -> Vec<Planned> {
-            units
-                .map(|i| Planned {
-                    id: i,
-                    cost: self.costs[i as usize] as f64,
-                    class: cost::class(&self.plan, &self.plan.units()[i as usize]),
-                })
-                .collect()
-        };
-        // A resumed run starts from the speed of the runs before it (their wall time on as many
-        // workers as this run has), so that its first seconds alone do not swing the ETA (issue
-        // 22; `plan::eta`).
-        let eta = Eta::new(engine.threads(), planned(&mut self.todo.iter().copied()))
-            .with_done_before(&planned(&mut self.ckpt.done.keys().copied()))
-            .with_time_before(self.ckpt.elapsed.as_secs_f64() * engine.threads() as f64);
+        let progress = Tracker::new(self.eta(engine.threads()), self.mine.len(), self.resumed);
         let path = self.run.checkpoint.as_ref().map(|(p, _)| p.as_path());
-        let every = self.run.checkpoint.as_ref().map_or(Duration::MAX, |c| c.1);
         let prior = self.ckpt.elapsed;
-        let mut driver = Driver {
-            path,
-            every,
-            last_save: Instant::now(),
-            save_took: Duration::ZERO,
-            dirty: false,
-            prior,
-            start: Instant::now(),
-            ckpt: &mut self.ckpt,
-            progress: Tracker::new(eta, self.mine.len(), self.resumed),
+        let mut driver = Driver::new(
+            self.run.checkpoint.as_ref(),
+            &mut self.ckpt,
+            progress,
             watch,
-            error: None,
-            locks: &mut self.locks,
-            locks_checked: Instant::now(),
-        };
+            &mut self.locks,
+        );
         if driver.path.is_some() && self.resumed == 0 {
             // A first save at once: a path that cannot be written fails now, not after the
             // first interval of work.
@@ -553,6 +530,24 @@ impl Prepared {
             resumed: self.resumed,
             job_units: self.plan.units().len(),
         })))
+    }
+
+    /// The ETA of the units left on `threads` workers. A resumed run starts from the speed of
+    /// the runs before it (their wall time on as many workers as this run has), so that its
+    /// first seconds alone do not swing the ETA ([`Eta::with_time_before`]).
+    fn eta(&self, threads: usize) -> Eta {
+        let planned = |units: &mut dyn Iterator<Item = u32>| -> Vec<Planned> {
+            units
+                .map(|i| Planned {
+                    id: i,
+                    cost: self.costs[i as usize] as f64,
+                    class: cost::class(&self.plan, &self.plan.units()[i as usize]),
+                })
+                .collect()
+        };
+        Eta::new(threads, planned(&mut self.todo.iter().copied()))
+            .with_done_before(&planned(&mut self.ckpt.done.keys().copied()))
+            .with_time_before(self.ckpt.elapsed.as_secs_f64() * threads as f64)
     }
 
     /// The report of the finished run: its counts over every run, of its units.
@@ -749,7 +744,33 @@ fn save_due(every: Duration, took: Duration, since: Duration) -> bool {
 /// How often a run checks that its lock files are still in place ([`RunLock::check`]).
 const LOCK_CHECK: Duration = Duration::from_millis(100);
 
-impl Driver<'_> {
+impl<'a> Driver<'a> {
+    /// The observer of a run that saves `ckpt` to the checkpoint file and interval of
+    /// `checkpoint` (none: no saves), tells `watch` of its `progress` and checks `locks`.
+    fn new(
+        checkpoint: Option<&'a (PathBuf, Duration)>,
+        ckpt: &'a mut Checkpoint,
+        progress: Tracker,
+        watch: &'a mut dyn Watch,
+        locks: &'a mut [RunLock],
+    ) -> Driver<'a> {
+        Driver {
+            path: checkpoint.map(|(p, _)| p.as_path()),
+            every: checkpoint.map_or(Duration::MAX, |c| c.1),
+            last_save: Instant::now(),
+            save_took: Duration::ZERO,
+            dirty: false,
+            prior: ckpt.elapsed,
+            start: Instant::now(),
+            ckpt,
+            progress,
+            watch,
+            error: None,
+            locks,
+            locks_checked: Instant::now(),
+        }
+    }
+
     /// Checks the locks (when [`LOCK_CHECK`] has passed, or `now`).
     fn check_locks(&mut self, now: bool) -> Result<(), LockError> {
         if now || self.locks_checked.elapsed() >= LOCK_CHECK {

@@ -91,6 +91,11 @@ impl<const F: usize> Search<F> {
 
     /// One step (see the module documentation). `open` must not be empty.
     ///
+    /// The hot loop of the lane kernels, kept in one function on purpose: the row choice, the
+    /// placement, the children's masks and the two-rows-from-the-end settling share the
+    /// registers of one step, and splitting them into functions the compiler may not inline
+    /// across the `target_feature` boundary costs speed.
+    ///
     /// # Safety
     /// The processor must have `V`'s features.
     #[inline(always)]

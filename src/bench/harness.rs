@@ -8,7 +8,7 @@
 //! configuration was measured, then its median at the last N measured grown by the model's
 //! ratio between the two board sizes. A timed run lasts at least the settings' `min_run_ms`.
 
-use super::report::{Report, Row, Solver, SCHEMA_VERSION};
+use super::report::{Results, Row, Solver, SCHEMA_VERSION};
 use super::timing::{real_clocks, timed_run, TimedRun};
 use super::{human_s, job, stats, BenchError, Machine, Settings, Sources};
 use crate::known::Published;
@@ -27,7 +27,7 @@ pub(crate) fn run(
     progress: &mut dyn Watch,
     stop: Arc<AtomicBool>,
     sources: Sources,
-) -> Result<Report, BenchError> {
+) -> Result<Results, BenchError> {
     settings.validate()?;
     let started_utc = super::machine::utc_now();
     let published = (settings.n_min..=settings.n_max).map(|n| {
@@ -52,7 +52,7 @@ pub(crate) fn run(
         rows: Vec::new(),
     };
     let (range_end, partial, failed) = harness.range()?;
-    let report = Report {
+    let report = Results {
         schema_version: SCHEMA_VERSION,
         started_utc,
         machine,
@@ -500,13 +500,13 @@ mod tests {
     }
 
     /// The benchmark of `settings` with the counts and published values of `sources`.
-    fn bench(settings: &Settings, sources: Sources) -> Result<Report, BenchError> {
+    fn bench(settings: &Settings, sources: Sources) -> Result<Results, BenchError> {
         let machine = Machine::detect("test".into());
         run(settings, machine, &mut (), Arc::default(), sources)
     }
 
     /// The benchmark of `settings` as the library runs it.
-    fn library(settings: &Settings) -> Report {
+    fn library(settings: &Settings) -> Results {
         bench(settings, Sources::LIBRARY).unwrap()
     }
 

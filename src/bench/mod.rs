@@ -29,7 +29,7 @@ use crate::known::Published;
 use crate::longrun::Watch;
 use crate::{Engine, Job, Kernel, Method, Observer, Outcome, Plan, RunOptions};
 pub use machine::Machine;
-pub use report::{Report, Row, Solver};
+pub use report::{Results, Row, Solver};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -214,19 +214,19 @@ pub enum BenchError {
         source: std::io::Error,
     },
     /// A run failed after others had been measured: `report` holds those, marked partial
-    /// ([`Report::partial`] says what failed), so that they can still be written.
+    /// ([`Results::partial`] says what failed), so that they can still be written.
     #[error("{error}")]
     Failed {
         /// What failed.
         error: Box<BenchError>,
         /// The runs measured before.
-        report: Box<Report>,
+        report: Box<Results>,
     },
 }
 
 /// Runs the benchmark. Every count is checked against the published value: a difference stops
 /// it ([`BenchError::Mismatch`]). Once `stop` is set (by a signal handler, say), it ends early
-/// with the runs finished so far, marked partial ([`Report::partial`]); a failure after some
+/// with the runs finished so far, marked partial ([`Results::partial`]); a failure after some
 /// runs returns them too ([`BenchError::Failed`]). A run in progress is dropped (the serial
 /// solver's is left to finish in the background).
 ///
@@ -239,7 +239,7 @@ pub fn run(
     machine: Machine,
     progress: &mut dyn Watch,
     stop: Option<Arc<AtomicBool>>,
-) -> Result<Report, BenchError> {
+) -> Result<Results, BenchError> {
     let stop = stop.unwrap_or_default();
     harness::run(settings, machine, progress, stop, Sources::LIBRARY)
 }

@@ -1,4 +1,4 @@
-//! The results of a benchmark: one [`Row`] per configuration, and the [`Report`] that holds
+//! The results of a benchmark: one [`Row`] per configuration, and the [`Results`] that holds
 //! them with the machine and the settings (`scaling.json`).
 
 use super::machine::Machine;
@@ -22,7 +22,7 @@ fn sig_opt<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
     }
 }
 
-/// Version of the layout of [`Report`] and of the CSV columns; changes whenever a field does
+/// Version of the layout of [`Results`] and of the CSV columns; changes whenever a field does
 /// (`results/README.md` says what each version changed).
 ///
 /// - 3: `efficiency` is the parallel efficiency (scaling ÷ threads, at most 1, empty for the
@@ -135,7 +135,7 @@ pub struct Row {
 /// A whole benchmark: where it ran, what it measured and the results; `scaling.json`. Measured
 /// figures (the `f64` fields of rows) are written with 6 significant digits; counts exactly.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Report {
+pub struct Results {
     /// Version of this layout: 6 (`results/README.md` says what each version changed).
     pub schema_version: u32,
     /// When the benchmark started, UTC, ISO 8601.
@@ -158,7 +158,7 @@ pub struct Report {
     pub rows: Vec<Row>,
 }
 
-impl Report {
+impl Results {
     /// A warning when the machine was busy with other work: some run of at least 0.1 s got
     /// less than 90 % of the CPU time its threads could use (CPU ÷ (wall × threads)), so its wall
     /// time, and the speed-ups and efficiencies from it, understate what the code does.

@@ -1,7 +1,7 @@
 //! `nqueens audit`: recounts a seeded random sample of the units of shard result files or
 //! checkpoints and prints what it found and what the sample proves.
 
-use super::devices::{EngineArgs, KernelChoice};
+use super::args::{EngineArgs, KernelChoice};
 use super::{default_threads, parse_threads};
 use super::{Exit, Result};
 use clap::Args;

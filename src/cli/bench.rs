@@ -9,7 +9,7 @@
 use super::progress::{Display, Mode};
 use super::{parse_n, Exit, Failure, Result, UsageError};
 use clap::Args;
-use nqueens::bench::{self, export, BenchError, Machine, Report, Settings};
+use nqueens::bench::{self, export, BenchError, Machine, Results, Settings};
 use nqueens::known::MAX_KNOWN_N;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -59,13 +59,13 @@ pub struct BenchArgs {
     /// each N and thread count, as `nqueens count` chooses].
     #[arg(long, value_name = "K", value_delimiter = ',', value_parser = super::positive::<u32>)]
     split_depth: Option<Vec<u32>>,
-    /// Methods of the engine, comma-separated (edge, d4, mirror, plain) [default: edge, the
+    /// Methods of the engine, comma-separated [default: edge, the
     /// default method of `nqueens count`, and mirror, the serial solver's own method, for a
     /// like-for-like scaling curve]. The plots show the default method.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = super::count::parse_method_arg)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = super::args::named::<nqueens::Method>())]
     method: Option<Vec<nqueens::Method>>,
     #[command(flatten)]
-    engine: super::devices::EngineArgs,
+    engine: super::args::EngineArgs,
     /// A count under 10 ms is repeated within each timed run until the run has lasted this many
     /// milliseconds, and timed per count; 0: no repetition (such rows are flagged as too short).
     #[arg(long, value_name = "MS", default_value_t = bench::Settings::DEFAULT_MIN_RUN_MS)]
@@ -198,7 +198,7 @@ pub fn run(args: &BenchArgs) -> Result<Exit> {
 /// cannot go there (the disk filled up during the runs, or, unless `overwrite`, another
 /// benchmark's results appeared there meanwhile), says so and writes `scaling.json`, the whole
 /// report, to standard output instead: a failure.
-fn write(report: &Report, dir: &Path, overwrite: bool, code: Exit) -> Result<Exit> {
+fn write(report: &Results, dir: &Path, overwrite: bool, code: Exit) -> Result<Exit> {
     let mut stdout = std::io::stdout().lock();
     match save(report, dir, overwrite) {
         Ok(written) => {
@@ -218,7 +218,7 @@ fn write(report: &Report, dir: &Path, overwrite: bool, code: Exit) -> Result<Exi
 
 /// Writes the results into `dir`, unless, without `overwrite`, a benchmark's results appeared
 /// there while this one ran (another `bench` given the same folder): the paths written.
-fn save(report: &Report, dir: &Path, overwrite: bool) -> Result<Vec<PathBuf>, BenchError> {
+fn save(report: &Results, dir: &Path, overwrite: bool) -> Result<Vec<PathBuf>, BenchError> {
     let earlier = earlier_results(dir);
     if !overwrite && !earlier.is_empty() {
         return Err(BenchError::Invalid(format!(

@@ -21,13 +21,11 @@ pub struct CountArgs {
     /// queen is in the corner always fix two rows (the second queen sets the corner's bound).
     #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = super::whole::<u32>)]
     split_depth: Option<u32>,
-    /// Search method: edge (the four edge queens first, one search per class of them; total and
-    /// unique in one pass; the fastest), d4 (all 8 symmetries, top down), mirror (halves the
-    /// search by left-right symmetry) or plain (no symmetry). With --place, a method whose
+    /// Search method. With --place, a method whose
     /// symmetry the queens break falls back: edge and d4 to mirror when the queens are their own
     /// mirror image, else to plain, and mirror to plain; a note on stderr and the report name the
     /// method that ran. [default: edge, or the method of the checkpoint being resumed]
-    #[arg(long, value_parser = parse_method_arg)]
+    #[arg(long, value_parser = super::args::named::<Method>())]
     method: Option<Method>,
     /// Also count the solutions distinct up to rotation and reflection (printed after the total).
     #[arg(long)]
@@ -36,16 +34,12 @@ pub struct CountArgs {
     #[arg(long)]
     json: bool,
     /// Count only solutions with a queen at row R, column C (1-based); repeatable.
-    #[arg(long, value_name = "R,C", value_parser = super::list::parse_place)]
+    #[arg(long, value_name = "R,C", value_parser = super::args::parse_place)]
     place: Vec<nqueens::Queen>,
     #[command(flatten)]
-    engine: super::devices::EngineArgs,
+    engine: super::args::EngineArgs,
     #[command(flatten)]
     long: super::longrun::LongRunArgs,
-}
-
-pub fn parse_method_arg(s: &str) -> Result<Method, String> {
-    s.parse().map_err(|e: nqueens::Error| e.to_string())
 }
 
 pub fn run(args: &CountArgs) -> Result<Exit> {
@@ -61,7 +55,7 @@ pub fn run(args: &CountArgs) -> Result<Exit> {
         Some(depth) => job.with_split_depth(depth)?,
         None => job.with_default_split_depth(threads),
     };
-    super::list::check_unique_place(args.unique, &args.place)?;
+    super::args::check_unique_place(args.unique, &args.place)?;
     let engine = args.engine.engine(threads)?;
     super::longrun::run(&args.long, job, &engine, args.json, signals)
 }

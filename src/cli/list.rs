@@ -1,6 +1,6 @@
 //! `nqueens list`: every solution, streamed in lexicographic order, in a chosen format.
 
-use super::{default_threads, parse_n, parse_threads, UsageError};
+use super::{default_threads, parse_n, parse_threads};
 use super::{Exit, Result};
 use clap::Args;
 use nqueens::format::Kind;
@@ -13,8 +13,8 @@ pub struct ListArgs {
     /// Board size, 1 to 32 (beyond about 20 only useful with --limit).
     #[arg(value_parser = parse_n, allow_negative_numbers = true)]
     n: u32,
-    /// Output format: columns (one line per solution), board, matrix or json (JSON Lines).
-    #[arg(short, long, default_value = "columns", value_parser = parse_format)]
+    /// Output format.
+    #[arg(short, long, default_value = "columns", value_parser = super::args::named::<Kind>())]
     format: Kind,
     /// Stop after K solutions.
     #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = super::whole::<u64>)]
@@ -24,39 +24,15 @@ pub struct ListArgs {
     #[arg(long)]
     unique: bool,
     /// Only solutions with a queen at row R, column C (1-based, row 1 at the top); repeatable.
-    #[arg(long, value_name = "R,C", value_parser = parse_place)]
+    #[arg(long, value_name = "R,C", value_parser = super::args::parse_place)]
     place: Vec<Queen>,
     /// Worker threads [default: all logical cores]; the output is the same for any number.
     #[arg(short, long, value_parser = parse_threads, allow_negative_numbers = true)]
     threads: Option<usize>,
 }
 
-/// Parses a format name.
-pub fn parse_format(s: &str) -> Result<Kind, String> {
-    s.parse().map_err(|e: nqueens::Error| e.to_string())
-}
-
-/// Parses a queen position `R,C` (1-based row and column).
-pub fn parse_place(s: &str) -> Result<Queen, String> {
-    let bad = || format!("'{s}' is not a queen position: expected ROW,COLUMN, 1-based, like 1,2");
-    let (r, c) = s.split_once(',').ok_or_else(bad)?;
-    let r: u32 = r.trim().parse().map_err(|_| bad())?;
-    let c: u32 = c.trim().parse().map_err(|_| bad())?;
-    Queen::one_based(r, c)
-        .ok_or_else(|| format!("'{s}': rows and columns count from 1, so 0 is not a position"))
-}
-
-/// Refuses `--unique` with `--place`: a class can have members with and without the placed
-/// queens, so "one per class" has no single meaning there.
-pub fn check_unique_place(unique: bool, place: &[Queen]) -> Result<()> {
-    if unique && !place.is_empty() {
-        return Err(UsageError("--unique cannot be combined with --place".into()).into());
-    }
-    Ok(())
-}
-
 pub fn run(args: &ListArgs) -> Result<Exit> {
-    check_unique_place(args.unique, &args.place)?;
+    super::args::check_unique_place(args.unique, &args.place)?;
     let threads = args.threads.unwrap_or_else(default_threads);
     let job = Job::new(args.n)?
         // Units from the first 3 rows: small enough to keep every thread busy in order.

@@ -10,6 +10,7 @@ macro_rules! note {
     }};
 }
 
+mod args;
 mod audit;
 #[cfg(feature = "bench")]
 mod bench;
@@ -26,10 +27,12 @@ mod solve;
 mod uva750;
 mod verify;
 
+#[cfg(feature = "bench")]
+pub use args::positive;
+pub use args::{parse_n, parse_threads, whole};
 pub use error::{Exit, Failure, Result, Undelivered, UsageError};
 
 use clap::{Parser, Subcommand};
-use nqueens::MAX_THREADS;
 
 /// Exact N-Queens counts, fast: a bitmask search split into work units over every core.
 ///
@@ -241,38 +244,6 @@ impl std::io::Write for Stdout {
     }
 }
 
-/// Parses a thread count: an integer from 1 to [`MAX_THREADS`].
-pub fn parse_threads(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(0) => Err("the thread count must be at least 1".into()),
-        Ok(t) if t > MAX_THREADS => Err(format!(
-            "the thread count must be at most {MAX_THREADS}, got {t}"
-        )),
-        Ok(t) => Ok(t),
-        Err(_) => Err(format!(
-            "'{}' is not a thread count (a whole number from 1 to {MAX_THREADS})",
-            shown(s)
-        )),
-    }
-}
-
-/// Parses a positive integer (an option's value, or one item of a comma-separated list).
-#[cfg(feature = "bench")]
-pub fn positive<T: std::str::FromStr + PartialEq + Default>(s: &str) -> Result<T, String> {
-    match s.trim().parse::<T>() {
-        Ok(v) if v != T::default() => Ok(v),
-        _ => Err(format!("'{}' is not a positive integer", shown(s))),
-    }
-}
-
-/// Parses a whole number (zero included).
-pub fn whole<T: std::str::FromStr<Err = std::num::ParseIntError>>(s: &str) -> Result<T, String> {
-    s.trim().parse::<T>().map_err(|e| match e.kind() {
-        std::num::IntErrorKind::PosOverflow => format!("'{}' is too large", shown(s)),
-        _ => format!("'{}' is not a whole number", shown(s)),
-    })
-}
-
 /// `s` as quoted in an error message: its first 40 characters, so that a long input does not
 /// flood the one line, with control characters escaped ([`escape`]).
 pub fn shown(s: &str) -> String {
@@ -281,17 +252,6 @@ pub fn shown(s: &str) -> String {
         Some((end, _)) => format!("{}…", escape(&s[..end])),
         None => escape(s),
     }
-}
-
-/// Parses a board size: an integer in 1..=32.
-pub fn parse_n(s: &str) -> Result<u32, String> {
-    let n: u64 = s.trim().parse().map_err(|_| {
-        format!(
-            "'{}' is not a board size (a whole number from 1 to 32)",
-            shown(s)
-        )
-    })?;
-    nqueens::check_n(n).map_err(|e| e.to_string())
 }
 
 /// Reads standard input whole as UTF-8 text. More than `max` bytes, or bytes that are not

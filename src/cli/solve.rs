@@ -11,8 +11,8 @@ pub struct SolveArgs {
     /// Board size, 1 to 4294967295 (N = 2 and 3 have no solution).
     #[arg(value_parser = parse_big_n, allow_negative_numbers = true)]
     n: u64,
-    /// Output format: columns, board, matrix (these two up to N = 1000) or json.
-    #[arg(short, long, default_value = "columns", value_parser = super::list::parse_format)]
+    /// Output format (board and matrix up to N = 1000).
+    #[arg(short, long, default_value = "columns", value_parser = super::args::named::<Kind>())]
     format: Kind,
 }
 

@@ -22,11 +22,11 @@ pub struct VerifyArgs {
     /// Check the number of solutions distinct up to symmetry too.
     #[arg(long)]
     unique: bool,
-    /// Search method: edge (the default and the fastest), d4, mirror or plain.
-    #[arg(long, default_value = "edge", value_parser = super::count::parse_method_arg)]
+    /// Search method.
+    #[arg(long, default_value = "edge", value_parser = super::args::named::<nqueens::Method>())]
     method: Method,
     #[command(flatten)]
-    engine: super::devices::EngineArgs,
+    engine: super::args::EngineArgs,
     /// Start even when the counts are estimated to take more than an hour of CPU time (without
     /// it, such a run stops at once and prints the estimate).
     #[arg(long)]

@@ -74,9 +74,9 @@ pub trait Leaves {
 
 /// Counts solutions; used where every solution found is canonical with a class of eight.
 #[derive(Default)]
-pub struct Count(pub u64);
+pub struct LeafCount(pub u64);
 
-impl Leaves for Count {
+impl Leaves for LeafCount {
     const READS_COLUMNS: bool = false;
 
     #[inline(always)]

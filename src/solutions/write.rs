@@ -140,7 +140,7 @@ impl Chunk {
 
 /// Where the writing stands: guarded by [`Shared::state`].
 #[derive(Default)]
-struct Progress {
+struct WriteState {
     /// Units fully written: the position of the unit being written.
     units_written: usize,
     /// Bytes sent by workers and not yet taken by the writer.
@@ -155,7 +155,7 @@ struct Shared<'a> {
     kind: Kind,
     next: AtomicUsize,
     stop: AtomicBool,
-    state: Mutex<Progress>,
+    state: Mutex<WriteState>,
     /// Signalled whenever the writer takes a chunk or moves on, and on a stop.
     changed: Condvar,
     window: usize,
@@ -163,7 +163,7 @@ struct Shared<'a> {
 }
 
 impl Shared<'_> {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Progress> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, WriteState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -226,7 +226,7 @@ fn write_parallel<W: Write>(job: &Job, opts: &WriteOptions, out: W) -> Result<u6
         kind: opts.format,
         next: AtomicUsize::new(0),
         stop: AtomicBool::new(false),
-        state: Mutex::new(Progress::default()),
+        state: Mutex::new(WriteState::default()),
         changed: Condvar::new(),
         window: WINDOW_PER_THREAD * workers,
         budget: BUDGET_PER_THREAD * workers,

@@ -3,11 +3,11 @@
 //! cells for the figures that do not apply (such as the split depth of the serial solver).
 
 use super::markup::{fields, values};
-use crate::bench::{BenchError, Report};
+use crate::bench::{BenchError, Results};
 use serde_json::Value;
 
 /// The CSV file.
-pub fn render(report: &Report) -> Result<Vec<u8>, BenchError> {
+pub fn render(report: &Results) -> Result<Vec<u8>, BenchError> {
     let cell = |v| match v {
         Value::Null => String::new(),
         Value::String(s) => s,
@@ -28,7 +28,7 @@ mod tests {
     use crate::bench::export::tests::{ragged, sample, significant_digits};
 
     /// The cells of `report`'s CSV by column name, one map per row.
-    fn records(report: &Report) -> Vec<std::collections::HashMap<String, String>> {
+    fn records(report: &Results) -> Vec<std::collections::HashMap<String, String>> {
         let bytes = render(report).unwrap();
         let mut r = csv::Reader::from_reader(bytes.as_slice());
         let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();

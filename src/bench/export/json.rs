@@ -1,10 +1,10 @@
-//! `scaling.json`: the whole [`Report`]: machine, settings and rows. The doc comments of
-//! [`Report`], [`crate::bench::Row`] and [`crate::bench::Machine`] document its fields.
+//! `scaling.json`: the whole [`Results`]: machine, settings and rows. The doc comments of
+//! [`Results`], [`crate::bench::Row`] and [`crate::bench::Machine`] document its fields.
 
-use crate::bench::{BenchError, Report};
+use crate::bench::{BenchError, Results};
 
 /// The JSON file.
-pub fn render(report: &Report) -> Result<Vec<u8>, BenchError> {
+pub fn render(report: &Results) -> Result<Vec<u8>, BenchError> {
     let mut bytes =
         serde_json::to_vec_pretty(report).map_err(|e| super::render_error("scaling.json", e))?;
     bytes.push(b'\n');

@@ -3,7 +3,7 @@
 
 use super::markup::{fields, markdown, si, sig3, values, HEADS};
 use crate::bench::report::plural;
-use crate::bench::{BenchError, Report, Row};
+use crate::bench::{BenchError, Results, Row};
 use serde_json::Value;
 
 /// The mark of a time from a run too short to time ([`Row::too_short`]).
@@ -24,7 +24,7 @@ const HOW: &str = "Every count checked against the published value. Times are me
     scaling above the thread count is capped and marked *).";
 
 /// The markdown file.
-pub fn render(report: &Report) -> Result<Vec<u8>, BenchError> {
+pub fn render(report: &Results) -> Result<Vec<u8>, BenchError> {
     let mut text = "# N-Queens scaling benchmark\n\n".to_string();
     if let Some(p) = &report.partial {
         text += &format!("**Partial**: {p}.\n\n");
@@ -73,7 +73,7 @@ fn cell(r: &Row, name: &str, v: &Value) -> String {
 }
 
 /// The lines above the table: where, what and how it was measured, and the warnings.
-fn notes(report: &Report) -> Vec<String> {
+fn notes(report: &Results) -> Vec<String> {
     let m = &report.machine;
     let memory = m.memory_bytes.map_or(String::new(), |b| {
         format!(", {:.1} GiB memory", b as f64 / (1u64 << 30) as f64)
@@ -124,7 +124,7 @@ mod tests {
     use crate::bench::Solver;
 
     /// The summary of `report`.
-    fn summary(report: &Report) -> String {
+    fn summary(report: &Results) -> String {
         String::from_utf8(render(report).unwrap()).unwrap()
     }
 

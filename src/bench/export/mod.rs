@@ -1,5 +1,5 @@
 //! The result files of a benchmark, one format per file, each behind one interface: a
-//! [`Render`] from the [`Report`] to the file's bytes, named in [`FILES`]. The text formats read
+//! [`Render`] from the [`Results`] to the file's bytes, named in [`FILES`]. The text formats read
 //! one table definition (`markup::COLUMNS`, the fields of [`Row`](crate::bench::Row)) and
 //! share its helpers.
 
@@ -10,11 +10,11 @@ mod markup;
 #[cfg(feature = "plot")]
 mod svg;
 
-use super::{BenchError, Report};
+use super::{BenchError, Results};
 use std::path::{Path, PathBuf};
 
 /// Renders one result file of a report.
-pub type Render = fn(&Report) -> Result<Vec<u8>, BenchError>;
+pub type Render = fn(&Results) -> Result<Vec<u8>, BenchError>;
 
 /// Every result file, by name: `scaling.csv`, `scaling.json`, `scaling.svg` and `time.svg`
 /// (with the `plot` feature), `summary.md`.
@@ -28,14 +28,14 @@ pub const FILES: &[(&str, Render)] = &[
     ("summary.md", markdown::render),
 ];
 
-/// `scaling.json` of `report`: what a program reads (the schema is documented on [`Report`]).
-pub fn json(report: &Report) -> Result<Vec<u8>, BenchError> {
+/// `scaling.json` of `report`: what a program reads (the schema is documented on [`Results`]).
+pub fn json(report: &Results) -> Result<Vec<u8>, BenchError> {
     json::render(report)
 }
 
 /// Renders every result file of `report` into `dir` (created if missing), each written
 /// atomically. Returns the paths written.
-pub fn write_all(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, BenchError> {
+pub fn write_all(report: &Results, dir: &Path) -> Result<Vec<PathBuf>, BenchError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| BenchError::Io { path, source }
@@ -60,10 +60,10 @@ fn render_error(file: &str, e: impl std::fmt::Display) -> BenchError {
 #[cfg(test)]
 mod tests {
     use crate::bench::report::SCHEMA_VERSION;
-    use crate::bench::{Machine, Report, Row, Settings, Solver};
+    use crate::bench::{Machine, Results, Row, Settings, Solver};
 
     /// A small fixed report: N = 10 and 11, serial and engine on 1 and 2 threads.
-    pub fn sample() -> Report {
+    pub fn sample() -> Results {
         let mut rows = Vec::new();
         for (n, serial) in [(10u32, 0.004), (11, 0.02)] {
             for (solver, t, time) in [
@@ -99,7 +99,7 @@ mod tests {
                 });
             }
         }
-        Report {
+        Results {
             schema_version: SCHEMA_VERSION,
             started_utc: "2026-11-29T12:00:00Z".into(),
             machine: Machine {
@@ -146,7 +146,7 @@ mod tests {
     }
 
     /// [`sample`] with figures as a division leaves them: long tails of digits.
-    pub fn ragged() -> Report {
+    pub fn ragged() -> Results {
         let mut report = sample();
         for (i, r) in report.rows.iter_mut().enumerate() {
             let k = 1.0 + (i as f64 + 1.0) / 3.0;

@@ -2,12 +2,12 @@
 //! plotters' built-in estimate, so no system font is read. Both plots are one [`chart`] with
 //! their own horizontal axis, over a vertical log scale.
 //!
-//! Both show the engine with the library's default method ([`Report::default_method`]), or,
+//! Both show the engine with the library's default method ([`Results::default_method`]), or,
 //! where it was not measured, the first method measured, and say which; where several split
 //! depths were measured for one N and thread count, they show the fastest (the CSV has them
 //! all).
 
-use crate::bench::{stats, BenchError, Report, Row, Solver};
+use crate::bench::{stats, BenchError, Results, Row, Solver};
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
@@ -110,7 +110,7 @@ fn label(v: &f64) -> String {
 
 /// The method the plots show, and how the caption names it with its kernel: the default
 /// method if it was measured, else the first method measured.
-fn plotted(report: &Report) -> (String, String) {
+fn plotted(report: &Results) -> (String, String) {
     let default = &report.default_method;
     let mut engine = report.rows.iter().filter(|r| r.solver == Solver::Engine);
     let shown = engine
@@ -126,7 +126,7 @@ fn plotted(report: &Report) -> (String, String) {
 }
 
 /// The fastest engine row of `method` at every (N, threads).
-fn fastest<'a>(report: &'a Report, method: &str) -> BTreeMap<(u32, usize), &'a Row> {
+fn fastest<'a>(report: &'a Results, method: &str) -> BTreeMap<(u32, usize), &'a Row> {
     let engine = |r: &&Row| r.solver == Solver::Engine && r.method == method;
     let mut rows: Vec<&Row> = report.rows.iter().filter(engine).collect();
     // The slowest first: the fastest of each (N, threads) is the last one kept.
@@ -155,7 +155,7 @@ fn lines<'a, K: Ord>(
 /// `scaling.svg`: the engine's scaling (its 1-thread time over its time: the `scaling` column)
 /// against threads, one line per N, and the ideal line, both axes on log scales. A point of a
 /// run too short to time, or to judge scaling by, is hollow.
-pub fn scaling(report: &Report) -> Result<Vec<u8>, BenchError> {
+pub fn scaling(report: &Results) -> Result<Vec<u8>, BenchError> {
     let (method, what) = plotted(report);
     let best = fastest(report, &method);
     let hollow = |r: &Row| r.too_short || r.short_for_scaling;
@@ -185,7 +185,7 @@ pub fn scaling(report: &Report) -> Result<Vec<u8>, BenchError> {
 /// `time.svg`: median wall time against N, on a log scale: the serial solver and the engine at
 /// each thread count; every line names its method and kernel. A point of a run too short to
 /// time is hollow.
-pub fn time(report: &Report) -> Result<Vec<u8>, BenchError> {
+pub fn time(report: &Results) -> Result<Vec<u8>, BenchError> {
     let (method, what) = plotted(report);
     let serial = report.rows.iter().filter(|r| r.solver == Solver::Serial);
     let rows = serial.chain(fastest(report, &method).into_values());
@@ -235,7 +235,7 @@ mod tests {
     }
 
     /// [`sample`] with d4 measured too, faster than mirror.
-    fn with_d4() -> Report {
+    fn with_d4() -> Results {
         let mut report = sample();
         let mut d4: Vec<Row> = report
             .rows

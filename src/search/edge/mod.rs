@@ -452,7 +452,7 @@ impl Search for Edge {
 }
 
 /// Counts the completions below a prefix (rows `first..n`, attacks `m`), the rows holding a
-/// queen skipped: on the lanes where they run ([`lanes::count_gapped`]), else depth first.
+/// queen skipped: on the lanes where they run ([`lanes::count_with_gaps`]), else depth first.
 ///
 /// Searching those rows instead, as rows with one allowed square (`lanes::count` on
 /// [`Frame::rows`]), gives the same counts with more nodes, as the last two rows settled without
@@ -468,8 +468,8 @@ fn count_from(min_rows: u32, kernel: Kernel, n: u32, first: u32, m: Masks, rows:
         return 0;
     };
     let f = c.f as u32;
-    if f >= min_rows.max(3) && lanes::gapped_runs_on(kernel) {
-        lanes::count_gapped(kernel, c.full, f, start, &c.allow, &c.gap)
+    if f >= min_rows.max(3) && lanes::gaps_run_on(kernel) {
+        lanes::count_with_gaps(kernel, c.full, f, start, &c.allow, &c.gap)
     } else {
         lanes::record(false);
         search::count_compressed(&c, start)

@@ -30,7 +30,7 @@ pub(crate) struct Ctx {
 /// Whether the child `next` of a queen in free row `i` (its attacks on free row `i + 1`) leaves
 /// a square free in each of the rows checked for it ([`Checks`]: the next two free rows and the
 /// last two). The lane kernels drop a child that does not at once
-/// ([`crate::search::lanes::count_gapped`]) instead of searching it down to that row; [`nodes`]
+/// ([`crate::search::lanes::count_with_gaps`]) instead of searching it down to that row; [`nodes`]
 /// walks that tree. The depth-first levels here do not check: there the check costs more than
 /// it saves (`results/2026-12-01-edge-notes/NOTE.md`).
 #[inline(always)]

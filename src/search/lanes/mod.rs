@@ -30,7 +30,7 @@
 //! everywhere: `sse2.rs` on x86-64, the plain arrays of `portable.rs` elsewhere. The depth-first
 //! search runs when asked ([`Kernel::Dfs`]) and for trees too small for the lanes.
 
-/// Defines an instruction set's entry points, `count`, `count_gapped` and `visit` on the
+/// Defines an instruction set's entry points, `count`, `count_with_gaps` and `visit` on the
 /// vector type `$v` ("on `$lanes`" in their docs), each compiled with `$features` enabled so
 /// that the scheduler's generic search inlines into it with those instructions.
 macro_rules! entry_points {
@@ -47,7 +47,7 @@ macro_rules! entry_points {
             first: u32,
             m: crate::search::dfs::Masks,
             rows: &crate::search::bounded::Rows,
-            c: &mut super::Count,
+            c: &mut super::CountSink,
         ) {
             use super::scheduler::{run, with_searches, COUNTING};
             with_searches(&COUNTING, |s| {
@@ -55,19 +55,19 @@ macro_rules! entry_points {
             });
         }
 
-        #[doc = concat!("[`super::count_gapped`] on ", $lanes, ".")]
+        #[doc = concat!("[`super::count_with_gaps`] on ", $lanes, ".")]
         ///
         /// # Safety
         #[doc = concat!(
             "The processor must have ", $features, " ([`crate::search::Kernel::available`])."
         )]
         #[target_feature(enable = $features)]
-        pub(super) unsafe fn count_gapped(
+        pub(super) unsafe fn count_with_gaps(
             rows_n: u32,
             m: crate::search::dfs::Masks,
             rows: &crate::search::bounded::Rows,
-            gapped: super::Gapped<'_>,
-            c: &mut super::Count,
+            gapped: super::RowGaps<'_>,
+            c: &mut super::CountSink,
         ) {
             use super::scheduler::{run, with_searches, COUNTING};
             with_searches(&COUNTING, |s| {
@@ -216,7 +216,7 @@ macro_rules! on_lanes {
     };
 }
 
-/// Counts the solutions below a prefix, like [`search::search`] with [`search::Count`]: rows
+/// Counts the solutions below a prefix, like [`search::search`] with [`search::CountSink`]: rows
 /// `first..n` (with `first + 3 <= n`), whose attacks on row `first` are `m`, under `rows`. On
 /// `kernel`, or the depth-first search if this processor cannot run it or the tree is small
 /// (fewer than [`min_rows`] rows).
@@ -229,12 +229,12 @@ fn count_from(min_rows: u32, kernel: Kernel, n: u32, first: u32, m: Masks, rows:
     assert!(n <= MAX_N && first + 3 <= n);
     if worth_lanes(kernel, n - first, min_rows) {
         record(true);
-        let mut count = Count(0);
+        let mut count = CountSink(0);
         on_lanes!(kernel, count(n, first, m, rows, &mut count));
         return count.0;
     }
     record(false);
-    let mut c = search::Count(0);
+    let mut c = search::LeafCount(0);
     search::search(n, first, m, rows, &[0; MAX_N as usize], &mut c);
     c.0
 }
@@ -282,14 +282,14 @@ fn visit_from<F: FnMut(&[u8])>(
 /// and `results/2026-12-01-2core-vm-portable/NOTE.md`).
 pub const MIN_ROWS: u32 = 10;
 
-/// Whether [`count_gapped`] runs on `kernel` on this processor.
-pub fn gapped_runs_on(kernel: Kernel) -> bool {
+/// Whether [`count_with_gaps`] runs on `kernel` on this processor.
+pub fn gaps_run_on(kernel: Kernel) -> bool {
     worth_lanes(kernel, 3, 3)
 }
 
-/// A search whose rows are not adjacent on the board ([`count_gapped`]).
+/// A search whose rows are not adjacent on the board ([`count_with_gaps`]).
 #[derive(Clone, Copy)]
-pub(super) struct Gapped<'a> {
+pub(super) struct RowGaps<'a> {
     /// The board's columns.
     cols_full: u32,
     /// `gap[i]`: the distance on the board from the `i`-th searched row to the next.
@@ -301,9 +301,9 @@ pub(super) struct Gapped<'a> {
 /// (at least 3), `allow[i]` the squares of the `i`-th, `gap[i]` its distance on the board to the
 /// next (the shift of the diagonals between them), `cols_full` the board's columns, `m` the
 /// attacks on the first searched row (the columns of the queens placed in advance included).
-/// Only where [`gapped_runs_on`] says so; the caller decides whether the tree is large enough
+/// Only where [`gaps_run_on`] says so; the caller decides whether the tree is large enough
 /// for the lanes ([`min_rows`]).
-pub fn count_gapped(
+pub fn count_with_gaps(
     kernel: Kernel,
     cols_full: u32,
     rows_n: u32,
@@ -311,12 +311,15 @@ pub fn count_gapped(
     allow: &[u32; MAX_N as usize],
     gap: &[u32; MAX_N as usize],
 ) -> u64 {
-    assert!(gapped_runs_on(kernel) && rows_n >= 3);
+    assert!(gaps_run_on(kernel) && rows_n >= 3);
     record(true);
     let rows = Rows::allowing(*allow);
-    let gapped = Gapped { cols_full, gap };
-    let mut count = Count(0);
-    on_lanes!(kernel, count_gapped(rows_n, m, &rows, gapped, &mut count));
+    let gapped = RowGaps { cols_full, gap };
+    let mut count = CountSink(0);
+    on_lanes!(
+        kernel,
+        count_with_gaps(rows_n, m, &rows, gapped, &mut count)
+    );
     count.0
 }
 
@@ -337,9 +340,9 @@ trait Sink {
 }
 
 /// Counts.
-struct Count(u64);
+struct CountSink(u64);
 
-impl Sink for Count {
+impl Sink for CountSink {
     const HISTORY: bool = false;
     #[inline(always)]
     fn add(&mut self, pairs: u32) {
@@ -438,7 +441,7 @@ trait Vector: Copy {
     unsafe fn index(self) -> Self;
 }
 
-/// How many rows below each child a gapped search ([`count_gapped`]) checks ([`Checks`]).
+/// How many rows below each child a gapped search ([`count_with_gaps`]) checks ([`Checks`]).
 pub(crate) const CHECKS: usize = 4;
 
 /// The rows a gapped search checks below each child: a child that leaves one of them no free

@@ -11,20 +11,26 @@
 //! time.
 
 use super::scheduler::{run, with_searches, COUNTING, RECORDING};
-use super::{Count, Gapped, Sink, Vector};
+use super::{CountSink, RowGaps, Sink, Vector};
 use crate::search::bounded::Rows;
 use crate::search::dfs::Masks;
 
 /// [`super::count`] on the portable lanes.
-pub(super) fn count(n: u32, first: u32, m: Masks, rows: &Rows, c: &mut Count) {
+pub(super) fn count(n: u32, first: u32, m: Masks, rows: &Rows, c: &mut CountSink) {
     // SAFETY: `Portable` needs no feature beyond the target's baseline.
     with_searches(&COUNTING, |s| unsafe {
         run::<Portable, _, 4, false>(s, n, first, m, rows, None, c)
     });
 }
 
-/// [`super::count_gapped`] on the portable lanes.
-pub(super) fn count_gapped(rows_n: u32, m: Masks, rows: &Rows, gapped: Gapped<'_>, c: &mut Count) {
+/// [`super::count_with_gaps`] on the portable lanes.
+pub(super) fn count_with_gaps(
+    rows_n: u32,
+    m: Masks,
+    rows: &Rows,
+    gapped: RowGaps<'_>,
+    c: &mut CountSink,
+) {
     // SAFETY: `Portable` needs no feature beyond the target's baseline.
     with_searches(&COUNTING, |s| unsafe {
         run::<Portable, _, 4, true>(s, rows_n, 0, m, rows, Some(gapped), c)

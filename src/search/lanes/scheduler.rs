@@ -19,12 +19,12 @@ pub(super) struct Shared<'a> {
     need: [u32; MAX_N as usize],
     /// History words in use: row `first + i` is in word `i / 6`, bits `5 * (i % 6)..`.
     words: usize,
-    /// Gapped searches only ([`super::count_gapped`]): the distance on the board from the row
+    /// RowGaps searches only ([`super::count_with_gaps`]): the distance on the board from the row
     /// searched as `r` to the one searched as `r + 1` (the shift of the diagonals between them;
     /// all 1 otherwise), and the board's columns.
     gap: [u32; MAX_N as usize],
     cols_full: u32,
-    /// Gapped searches only: the rows checked below each child.
+    /// RowGaps searches only: the rows checked below each child.
     checks: Checks,
 }
 
@@ -161,7 +161,7 @@ impl<const F: usize> Search<F> {
             (up.or(bit).shl1(), down.or(bit).shr1())
         };
         let valid = if G {
-            // Gapped searches have no deadline.
+            // RowGaps searches have no deadline.
             k
         } else {
             let need = V::splat(sh.need[r]);
@@ -291,7 +291,7 @@ pub(super) unsafe fn run<V: Vector, S: Sink, const F: usize, const G: bool>(
     first: u32,
     m: Masks,
     rows: &Rows,
-    gapped: Option<Gapped<'_>>,
+    gapped: Option<RowGaps<'_>>,
     sink: &mut S,
 ) {
     let (n, first) = (n as usize, first as usize);

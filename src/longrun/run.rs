@@ -640,7 +640,7 @@ const RECOMPUTE: Duration = Duration::from_millis(250);
 
 /// The share of the run's units whose finishing makes the progress be worked out again however
 /// little time has passed: a run shorter than [`RECOMPUTE`] would else show the share of its
-/// first unit to its end (0.0 % at 2766 of N = 16's 3206 units, issue 29). Each working out
+/// first unit to its end. Each working out
 /// costs a pass over the units, so at most a hundred such passes a run.
 const RECOMPUTE_SHARE: f64 = 0.01;
 

@@ -93,7 +93,7 @@ pub const MIN_COST_SHARE: f64 = 0.01;
 
 /// A fresh run tells no time left before it has gone on this long (seconds): a run that ends
 /// sooner is over before a line could be read, and its first units, run on cold caches while
-/// the workers start, tell little (N = 12's first unit finished at 64 % of its 7 ms).
+/// the workers start, tell little (`results/2026-12-01-progress-short/NOTE.md`).
 pub const FIRST_ETA_AFTER: f64 = 0.5;
 
 /// How many units at the end of the queue are scheduled one by one; the ones before them are

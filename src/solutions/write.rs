@@ -214,8 +214,7 @@ impl Shared<'_> {
 
 fn write_parallel<W: Write>(job: &Job, opts: &WriteOptions, out: W) -> Result<u64, WriteError> {
     // One worker per logical core at most: more would share the cores with the one on the unit
-    // being written, and only delay the first lines (1024 threads on 2 cores took 24 s to the
-    // first line of N = 20, against 0.1 s with 2), never add speed.
+    // being written, and only delay the first lines, never add speed.
     let workers = opts
         .threads
         .min(std::thread::available_parallelism().map_or(1, |n| n.get()));

@@ -15,8 +15,8 @@
 //!   [`crate::search::bounded`]);
 //! * the next step takes the deepest row holding a full register of open nodes; when no row has
 //!   one, the shallowest row with any, whose children then fill the rows below. So every buffer
-//!   stays below two registers of nodes, and nearly every step fills every lane (15.97 of 16 on
-//!   average over the D4 units of N = 16).
+//!   stays below two registers of nodes, and nearly every step fills every lane
+//!   (`results/2026-11-29-lane-kernel-notes/`).
 //!
 //! The order in which nodes are visited differs from the depth-first search, the set of nodes
 //! does not, so neither does the count. Lanes are packed together with compress operations
@@ -277,9 +277,8 @@ fn visit_from<F: FnMut(&[u8])>(
 }
 
 /// The fewest rows below the prefix for which the lanes pay: a smaller tree is over before the
-/// registers fill, and the depth-first search is faster (the crossing was measured between 9 and
-/// 10 rows for AVX-512 and the portable kernel alike: `results/2026-11-29-lane-kernel-notes/`
-/// and `results/2026-12-01-2core-vm-portable/NOTE.md`).
+/// registers fill, and the depth-first search is faster
+/// (`results/2026-12-01-2core-vm-portable/NOTE.md`).
 pub const MIN_ROWS: u32 = 10;
 
 /// Whether [`count_with_gaps`] runs on `kernel` on this processor.

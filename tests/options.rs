@@ -247,7 +247,8 @@ fn help_says_edge_is_the_default_method() {
     );
     let bench = help("bench");
     assert!(
-        bench.contains("(edge, d4, mirror, plain) [default: edge"),
+        bench.contains("[default: edge, the default method of `nqueens count`")
+            && bench.contains("- edge:   the four edge queens first"),
         "{bench}"
     );
 }

@@ -259,6 +259,10 @@ impl Display {
 }
 
 impl Watch for Display {
+    fn wants_progress(&self) -> bool {
+        self.bar.is_some() || self.lines.is_some()
+    }
+
     fn progress(&mut self, p: &Progress) {
         if let Some((bar, fitted)) = &mut self.bar {
             let room = fitted.room(bar);

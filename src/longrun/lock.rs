@@ -165,8 +165,8 @@ pub(crate) fn lock_path(target: &Path) -> PathBuf {
 const MAX_LOCK_BYTES: u64 = 4096;
 
 impl RunLock {
-    /// Takes the lock of `target` (see [`lock_path`]) without waiting: another process holding
-    /// it is [`LockError::Held`], naming its process ID. The target itself is not touched.
+    /// Takes the lock of `target` (a `.lock` file beside it) without waiting: another process
+    /// holding it is [`LockError::Held`], naming its process ID. The target itself is not touched.
     pub fn acquire(target: &Path) -> Result<RunLock, LockError> {
         let path = lock_path(target);
         let file = take(target, &path)?;

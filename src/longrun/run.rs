@@ -264,10 +264,23 @@ impl Run {
         }
         let locks = self.lock_files()?;
         let identity = Identity::of(&plan);
-        let costs = cost::estimate(&plan);
-        let parts = shard::assign(&costs, spec.count);
-        let imbalance = shard::imbalance(&costs, &parts);
-        let mine = parts[spec.index as usize].clone();
+        // The units' estimated costs split the job into shards, start the costliest units
+        // first (unless the method scrambles its order), and tell a resumed run its share; a
+        // whole run of a scrambled order that resumes nothing needs them for its ETA alone,
+        // worked out when the run is watched ([`Watch::wants_progress`]).
+        let resuming = self.checkpoint.as_ref().is_some_and(|(p, _)| p.exists());
+        let costs = (spec.count > 1 || !plan.search().scrambled_order() || resuming)
+            .then(|| cost::estimate(&plan));
+        let (mine, imbalance) = match &costs {
+            Some(costs) => {
+                let parts = shard::assign(costs, spec.count);
+                (
+                    parts[spec.index as usize].clone(),
+                    shard::imbalance(costs, &parts),
+                )
+            }
+            None => ((0..units as u32).collect(), 0.0),
+        };
         let (ckpt, loaded) = self.resume(&identity, &mine)?;
         let mut todo: Vec<u32> = mine
             .iter()
@@ -278,8 +291,10 @@ impl Run {
             todo.sort_unstable_by_key(|&i| scrambled(i));
         }
         // Only the part this run computes: the shard's units not yet in the checkpoint.
-        let cpu = estimate::cpu_time(plan.job(), Some(&plan), engine.kernel())
-            .mul_f64(estimate::share(&costs, todo.iter().copied()));
+        let share = costs
+            .as_ref()
+            .map_or(1.0, |c| estimate::share(c, todo.iter().copied()));
+        let cpu = estimate::cpu_time(plan.job(), Some(&plan), engine.kernel()).mul_f64(share);
         if let Some(limit) = self.confirm_above {
             estimate::check_against(cpu, engine.threads(), limit)?;
         }
@@ -409,7 +424,8 @@ pub struct Prepared {
     run: Run,
     plan: Arc<Plan>,
     identity: Identity,
-    costs: Vec<u64>,
+    /// The units' estimated costs, when the run needed them before it started.
+    costs: Option<Vec<u64>>,
     /// This run's units (its shard's, or all), in the order of the split (by falling cost).
     mine: Vec<u32>,
     /// The units left to count, in the order they start.
@@ -458,7 +474,9 @@ impl Prepared {
     /// Counts the units left on `engine`, saving the checkpoint as it goes and telling
     /// `watch` of the progress; at the end writes the result file, if asked for.
     pub fn execute(mut self, engine: &Engine, watch: &mut dyn Watch) -> Result<Finish, RunError> {
-        let progress = Tracker::new(self.eta(engine.threads()), self.mine.len(), self.resumed);
+        let progress = watch
+            .wants_progress()
+            .then(|| Tracker::new(self.eta(engine.threads()), self.mine.len(), self.resumed));
         let path = self.run.checkpoint.as_ref().map(|(p, _)| p.as_path());
         let prior = self.ckpt.elapsed;
         let mut driver = Driver::new(
@@ -535,12 +553,16 @@ impl Prepared {
     /// The ETA of the units left on `threads` workers. A resumed run starts from the speed of
     /// the runs before it (their wall time on as many workers as this run has), so that its
     /// first seconds alone do not swing the ETA ([`Eta::with_time_before`]).
-    fn eta(&self, threads: usize) -> Eta {
+    fn eta(&mut self, threads: usize) -> Eta {
+        let costs = self
+            .costs
+            .take()
+            .unwrap_or_else(|| cost::estimate(&self.plan));
         let planned = |units: &mut dyn Iterator<Item = u32>| -> Vec<Planned> {
             units
                 .map(|i| Planned {
                     id: i,
-                    cost: self.costs[i as usize] as f64,
+                    cost: costs[i as usize] as f64,
                     class: cost::class(&self.plan, &self.plan.units()[i as usize]),
                 })
                 .collect()
@@ -612,9 +634,19 @@ pub struct Done {
 pub trait Watch {
     /// Called when a unit finishes and at least every [`Run::tick`] otherwise.
     fn progress(&mut self, _progress: &Progress) {}
+
+    /// Whether [`Watch::progress`] is wanted at all: a watch that shows nothing says no, and
+    /// the run then works out no share and no ETA.
+    fn wants_progress(&self) -> bool {
+        true
+    }
 }
 
-impl Watch for () {}
+impl Watch for () {
+    fn wants_progress(&self) -> bool {
+        false
+    }
+}
 
 /// How far a run is: units, the share of the estimated work, and the time left.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -720,7 +752,8 @@ struct Driver<'a> {
     prior: Duration,
     start: Instant,
     ckpt: &'a mut Checkpoint,
-    progress: Tracker,
+    /// The progress, when the watch wants it.
+    progress: Option<Tracker>,
     watch: &'a mut dyn Watch,
     error: Option<RunError>,
     locks: &'a mut [RunLock],
@@ -750,7 +783,7 @@ impl<'a> Driver<'a> {
     fn new(
         checkpoint: Option<&'a (PathBuf, Duration)>,
         ckpt: &'a mut Checkpoint,
-        progress: Tracker,
+        progress: Option<Tracker>,
         watch: &'a mut dyn Watch,
         locks: &'a mut [RunLock],
     ) -> Driver<'a> {
@@ -822,15 +855,19 @@ impl Observer for Driver<'_> {
     fn unit_done(&mut self, unit: &Unit, counts: Counts, timing: UnitTiming) -> ControlFlow<()> {
         self.ckpt.done.insert(unit.index, counts);
         self.dirty = true;
-        self.progress.unit_done(unit.index, &timing);
-        let p = self.progress.now();
-        self.watch.progress(&p);
+        if let Some(progress) = &mut self.progress {
+            progress.unit_done(unit.index, &timing);
+            let p = progress.now();
+            self.watch.progress(&p);
+        }
         self.save_if_due()
     }
 
     fn tick(&mut self) -> ControlFlow<()> {
-        let p = self.progress.now();
-        self.watch.progress(&p);
+        if let Some(progress) = &mut self.progress {
+            let p = progress.now();
+            self.watch.progress(&p);
+        }
         self.save_if_due()
     }
 }

@@ -216,7 +216,7 @@ macro_rules! on_lanes {
     };
 }
 
-/// Counts the solutions below a prefix, like [`search::search`] with [`search::CountSink`]: rows
+/// Counts the solutions below a prefix, like [`search::search`] with [`search::LeafCount`]: rows
 /// `first..n` (with `first + 3 <= n`), whose attacks on row `first` are `m`, under `rows`. On
 /// `kernel`, or the depth-first search if this processor cannot run it or the tree is small
 /// (fewer than [`min_rows`] rows).

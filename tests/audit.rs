@@ -3,9 +3,9 @@
 //! without nqueens. A faulty machine is played by editing one unit's count of an honest file and
 //! making its sum and checksum consistent, as such a machine would write it.
 
-mod common;
+use crate::common;
+use crate::common::nq;
 
-use assert_cmd::Command;
 use nqueens::known::published;
 use nqueens::longrun::audit::{self, Records, Sample};
 use nqueens::longrun::Checkpoint;
@@ -15,10 +15,6 @@ use predicates::prelude::*;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-fn nq() -> Command {
-    Command::cargo_bin("nqueens").unwrap()
-}
 
 /// Shard `i` of `m` of N = `n` written to `dir/name`, by a run of its own.
 fn shard(dir: &Path, n: u32, i: u32, m: u32, name: &str, extra: &[&str]) -> PathBuf {

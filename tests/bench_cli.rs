@@ -1,14 +1,10 @@
 //! `nqueens bench` as CI runs it: a small real benchmark writes the five result files, with
 //! the schema they document, and bad settings get one line and exit code 2.
 
-use assert_cmd::Command;
+use crate::common::nq;
 use predicates::prelude::*;
 
-mod common;
-
-fn nq() -> Command {
-    Command::cargo_bin("nqueens").unwrap()
-}
+use crate::common;
 
 /// The published totals for N = 6..=8.
 const TOTALS: [(u32, u64); 3] = [(6, 4), (7, 40), (8, 92)];

@@ -1,13 +1,9 @@
 //! The command line as a user meets it: outputs, and one clear line with exit code 2 for bad input.
 
-mod common;
+use crate::common;
+use crate::common::nq;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
-
-fn nq() -> Command {
-    Command::cargo_bin("nqueens").unwrap()
-}
 
 #[test]
 fn count_prints_the_total_alone() {

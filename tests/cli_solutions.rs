@@ -1,14 +1,9 @@
 //! `solve`, `list`, `count --place` and `uva750` as a user meets them: exact outputs, agreement
 //! with the naive solver, and one clear line with exit code 2 for bad input.
 
-mod common;
+use crate::common::nq;
 
-use assert_cmd::Command;
-use common::naive_solutions;
-
-fn nq() -> Command {
-    Command::cargo_bin("nqueens").unwrap()
-}
+use crate::common::naive_solutions;
 
 /// The standard output of a command that succeeds, or of a listing that finds no solution (exit
 /// code 1 with nothing on stdout, as `list` answers a board or queens without solutions).

@@ -1,17 +1,13 @@
 //! A run estimated to take more than an hour of CPU time needs `--yes`: without it the command
 //! stops at once with the estimate and exit code 2. Shards and resumed runs count their part.
 
-use assert_cmd::Command;
+use crate::common::nq;
 use nqueens::longrun::estimate;
 use nqueens::longrun::Checkpoint;
 use nqueens::longrun::Identity;
 use nqueens::{Counts, Job, Kernel, Method, Plan};
 use predicates::prelude::*;
 use std::time::{Duration, Instant};
-
-fn nq() -> Command {
-    Command::cargo_bin("nqueens").unwrap()
-}
 
 /// The estimated CPU time in hours that a refusal names ("... estimated to take 9.2 years of
 /// CPU time ...").

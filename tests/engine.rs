@@ -1,8 +1,6 @@
 //! The counting paths against the naive solver and the published table.
 
-mod common;
-
-use common::{assert_ran_on, kernels, naive_count, naive_unique};
+use crate::common::{assert_ran_on, kernels, naive_count, naive_unique};
 use nqueens::known::{published, MAX_KNOWN_N, TABLE};
 use nqueens::Kernel;
 use nqueens::{count, serial_count, Engine, Job, Method};

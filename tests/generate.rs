@@ -1,14 +1,10 @@
 //! `nqueens generate`: completion scripts and man pages, generated from the command's clap
 //! definitions, that the shells and `man` accept and that name what the command has.
 
-mod common;
+use crate::common;
+use crate::common::nq;
 
-use assert_cmd::Command;
 use std::process::Stdio;
-
-fn nq() -> Command {
-    Command::cargo_bin("nqueens").unwrap()
-}
 
 /// The standard output of a successful `nqueens ARGS`, with nothing on stderr.
 fn generate(args: &[&str]) -> String {

@@ -3,10 +3,10 @@
 //! fails. Everything happens inside temporary directories: the system's own `/dev/null` or
 //! `/dev/zero` are only named by links made there, and checked to be refused before any write.
 
-mod common;
+use crate::common;
+use crate::common::{bin, nq};
 
-use assert_cmd::Command;
-use common::lock_path;
+use crate::common::lock_path;
 use nqueens::known::published;
 use nqueens::longrun::lock::RunLock;
 use nqueens::longrun::{Checkpoint, ShardResult};
@@ -14,14 +14,6 @@ use std::os::unix::fs::{symlink, FileTypeExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn nq() -> Command {
-    Command::cargo_bin("nqueens").unwrap()
-}
-
-fn bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("nqueens")
-}
 
 /// Runs `nqueens args` in `dir`, killed if it takes more than `limit` (a refusal must come at
 /// once: a FIFO read would block for ever).

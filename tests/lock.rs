@@ -1,20 +1,16 @@
 //! One run per checkpoint and per result file: a second run stops at once with exit code 2 and
 //! the holder's process ID; the lock goes with its process however it ends.
 
-mod common;
+use crate::common;
+use crate::common::nq;
 
-use assert_cmd::Command;
-use common::lock_path;
+use crate::common::lock_path;
 use nqueens::known::published;
 use nqueens::longrun::lock::RunLock;
 use predicates::prelude::*;
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
-
-fn nq() -> Command {
-    Command::cargo_bin("nqueens").unwrap()
-}
 
 fn spawn(args: &[String]) -> Child {
     std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))

@@ -2,9 +2,9 @@
 //! foreign checkpoints, split into shards and merged. Every test ends in an exact count compared
 //! with the published value.
 
-mod common;
+use crate::common;
+use crate::common::{bin, nq};
 
-use assert_cmd::Command;
 use nqueens::known::published;
 use nqueens::longrun::Checkpoint;
 use nqueens::longrun::ShardResult;
@@ -12,14 +12,6 @@ use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
-
-fn nq() -> Command {
-    Command::cargo_bin("nqueens").unwrap()
-}
-
-fn bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("nqueens")
-}
 
 /// A small deterministic generator (xorshift64*) for the kill instants; the seed is printed so
 /// a failure can be replayed.

@@ -2,10 +2,12 @@
 //! solver and each other: totals and unique counts, every thread count and split depth,
 //! pre-placed queens, node counts, and the command line.
 
-mod common;
+use crate::common;
+use crate::common::nq;
 
-use assert_cmd::Command;
-use common::{assert_ran_on, depth_on_kernel, kernels, naive_count, naive_solutions, naive_unique};
+use crate::common::{
+    assert_ran_on, depth_on_kernel, kernels, naive_count, naive_solutions, naive_unique,
+};
 use nqueens::known::published;
 use nqueens::longrun::audit::Sample;
 use nqueens::Kernel;
@@ -873,10 +875,6 @@ fn d4_and_edge_at_16_and_17_depth_first() {
             }
         }
     }
-}
-
-fn nq() -> Command {
-    Command::cargo_bin("nqueens").unwrap()
 }
 
 #[test]

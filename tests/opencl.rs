@@ -2,14 +2,10 @@
 //! resumed checkpointed run. Runs on whatever OpenCL device is present (PoCL in CI); without
 //! OpenCL the tests that need a device print why and pass, unless `NQUEENS_REQUIRE_OPENCL=1`.
 
-mod common;
+use crate::common;
+use crate::common::nq;
 
-use assert_cmd::Command;
 use nqueens::known::published;
-
-fn nq() -> Command {
-    Command::cargo_bin("nqueens").unwrap()
-}
 
 /// Whether an OpenCL device is present; panics when one is required and missing.
 fn have_opencl() -> bool {

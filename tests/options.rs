@@ -1,13 +1,9 @@
 //! Options that change what `count` writes are honoured or refused, never ignored: `--json` with
 //! a shard, `--out` without one, the unique count of a result file, the reported split depth.
 
-use assert_cmd::Command;
+use crate::common::nq;
 use nqueens::longrun::ShardResult;
 use predicates::prelude::*;
-
-fn nq() -> Command {
-    Command::cargo_bin("nqueens").unwrap()
-}
 
 fn json_of(args: &[&str]) -> serde_json::Value {
     let out = nq().args(args).output().unwrap();

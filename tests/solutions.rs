@@ -1,9 +1,7 @@
 //! The solution paths of the library (explicit construction, streaming listing, formats,
 //! pre-placed queens, UVa 750) against the naive solver and independent validators.
 
-mod common;
-
-use common::naive_solutions;
+use crate::common::naive_solutions;
 use nqueens::format::{Kind, Printer};
 use nqueens::known::published;
 use nqueens::solutions::uva750;

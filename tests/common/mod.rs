@@ -1,6 +1,17 @@
-//! An independent reference: the textbook array backtracking solver, with no bit tricks and no
-//! symmetry, written only for the tests.
+//! What the tests share: the binary under test ([`nq`], [`bin`]), an independent reference (the
+//! textbook array backtracking solver, with no bit tricks and no symmetry, written only for the
+//! tests), and helpers for kernels, slow counts and signals.
 #![allow(dead_code)]
+
+/// The `nqueens` binary of this build, to run as a user would.
+pub fn nq() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("nqueens").unwrap()
+}
+
+/// The path of the `nqueens` binary of this build, for `std::process::Command`.
+pub fn bin() -> std::path::PathBuf {
+    assert_cmd::cargo::cargo_bin("nqueens")
+}
 
 /// Calls `f` with every solution (column of the queen in each row, 0-based), in lexicographic
 /// order, placing one queen per row and checking each earlier queen by hand.

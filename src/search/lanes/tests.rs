@@ -142,21 +142,23 @@ proptest! {
     ) {
         let full = full_mask(n);
         let c = crate::solutions::construct(u64::from(n)).unwrap().unwrap();
+        // The known solution's 0-based column in 0-based row `r`.
+        let col = |r: usize| c.column(r as u64 + 1) - 1;
         let mut allow = [0u32; 32];
         for r in 0..n as usize {
             // Random squares: a quarter of the row down to a sixteenth (`extra` ANDed).
             let thin = (0..=density).fold(extra[r], |x, i| x & extra[(r + 7 * i as usize + 5) % 32]);
-            allow[r] = (1 << (c.column(r as u64 + 1) - 1) | thin) & full;
+            allow[r] = (1 << col(r) | thin) & full;
         }
         for &r in open_rows.iter().filter(|&&r| r < n as usize) {
             allow[r] = full;
         }
         // The deadline asks for some of the columns the known solution has taken by then,
         // so that it, and others like it, survive.
-        let taken = (0..=dead_row.min(n as usize - 1)).fold(0, |t, r| t | 1 << c.column(r as u64));
+        let taken = (0..=dead_row.min(n as usize - 1)).fold(0, |t, r| t | 1 << col(r));
         let rows = Rows { allow, deadline: (dead_row, dead_cols & taken) };
         // The prefix: the known solution's first queens.
-        let m = (0..u64::from(first)).fold(Masks::EMPTY, |m, r| m.place(1 << c.column(r)));
+        let m = (0..first as usize).fold(Masks::EMPTY, |m, r| m.place(1 << col(r)));
         prop_assume!(small(n, first as usize, m, &rows, &mut 1_000_000));
         let solutions = |k, min_rows| {
             let mut all = Vec::new();

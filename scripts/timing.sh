@@ -22,6 +22,15 @@
 #       and 18, unique and total, every kernel this processor has among dfs, portable, avx2,
 #       avx512 and neon. REPS (default 3) into OUT_DIR (default results/<date>-kernels).
 #
+#   scripts/timing.sh model [REPS] [OUT_DIR]
+#       The counts the CPU-time model (`src/longrun/estimate.rs`) is fitted on and judged by,
+#       interleaved, with each count's own estimate (`estimated_cpu_s` of --json): the default
+#       method with --unique on the fastest kernel, one thread, N = 16 to 19, and N = 20 on
+#       every core (CPU time: user seconds); every method, unique and total, and every kernel
+#       this processor has, at N = 17 on one thread; `list N` to /dev/null in the columns and
+#       board formats, N = 14 to 16, one thread. REPS (default 3) into OUT_DIR (default
+#       results/<date>-cpu-model).
+#
 #   scripts/timing.sh solutions
 #       Speed and memory of the solution paths (issue 3): `solve 10000000` and `list 16` on one
 #       thread and on every core, output to /dev/null; wall, CPU and peak RSS of each of RUNS
@@ -66,7 +75,7 @@ binary() {
 load() { cut -d' ' -f1 /proc/loadavg; }
 
 # interleave OUT REPS TITLE SPEC...: each SPEC is "CONFIG|VARIANT|COMMAND"; every repetition
-# runs every command in turn.
+# runs every command in turn. A COMMAND written `null:COMMAND` writes to /dev/null.
 interleave() {
     local out=$1 reps=$2 title=$3
     shift 3
@@ -77,11 +86,17 @@ interleave() {
     for rep in $(seq "$reps"); do
         for spec in "$@"; do
             IFS='|' read -r config variant cmd <<<"$spec"
-            local l times wall user
+            local l times wall user sink=$tmp
             l=$(load)
+            # A command marked `null:` writes to /dev/null (a listing: too long to keep).
+            if [[ $cmd == null:* ]]; then
+                cmd=${cmd#null:}
+                sink=/dev/null
+                : >"$tmp"
+            fi
             # Word splitting of $cmd is meant: the commands are plain words.
             # shellcheck disable=SC2086
-            times=$({ /usr/bin/time -f '%e %U' $cmd >"$tmp"; } 2>&1)
+            times=$({ /usr/bin/time -f '%e %U' $cmd >"$sink"; } 2>&1)
             read -r wall user <<<"$times"
             printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$rep" "$config" "$variant" "$wall" "$user" \
                 "$l" "$(tr '\n' ' ' <"$tmp")" >>"$raw"
@@ -231,6 +246,35 @@ cmd_kernels() {
     interleave "${2:-results/$(date +%F)-kernels}" "${1:-3}" "CPU kernels on one thread" "${specs[@]}"
 }
 
+cmd_model() {
+    local bin best kernels=() specs=() cores
+    bin=$(binary)
+    cores=$(nproc)
+    best=$("$bin" count 4 --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["kernel"])')
+    for k in dfs portable avx2 avx512 neon; do
+        if "$bin" count 4 --kernel "$k" >/dev/null 2>&1; then kernels+=("$k"); fi
+    done
+    for n in 16 17 18 19; do
+        specs+=("edge --unique, N = $n, 1 thread|$best|$bin count $n --unique -t 1 --json")
+    done
+    specs+=("edge --unique, N = 20, $cores threads|$best|$bin count 20 --unique -t $cores --json")
+    for m in edge d4 mirror plain; do
+        for flag in --unique ""; do
+            specs+=("$m ${flag:-total}, N = 17, 1 thread|$best|$bin count 17 $flag -t 1 --method $m --json")
+        done
+    done
+    for k in "${kernels[@]}"; do
+        [ "$k" = "$best" ] || specs+=("edge --unique, N = 17, 1 thread, $k|$k|$bin count 17 --unique -t 1 --kernel $k --json")
+    done
+    for n in 14 15 16; do
+        for f in columns board; do
+            specs+=("list $n --format $f, 1 thread|$f|null:$bin list $n --format $f -t 1")
+        done
+    done
+    local out=${2:-results/$(date +%F)-cpu-model}
+    interleave "$out" "${1:-3}" "CPU-time model: counts and listings" "${specs[@]}"
+}
+
 cmd_solutions() {
     local bin runs=${RUNS:-3}
     bin=$(binary)
@@ -306,7 +350,7 @@ cmd_bench_eta() {
 }
 
 case ${1:-} in
-bench | edge | kernels | solutions | eta | bench-eta)
+bench | edge | kernels | model | solutions | eta | bench-eta)
     sub=${1//-/_}
     shift
     "cmd_$sub" "$@"

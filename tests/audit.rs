@@ -224,6 +224,11 @@ fn forged_but_consistent_shard_sets_are_refused_with_no_total() {
         2,
         &format!("unit {stolen} is not one of its units"),
     );
+    // The same set from another version of the program, whose assignment of units to shards
+    // this one does not redo: the sum over the units still finds the unit claimed twice.
+    let other_version = |r: &mut ShardResult| r.identity.program_version = "0.0.1".into();
+    let two_claims = forged(d, &two_claims, &|_, r| other_version(r));
+    refused(&two_claims, 2, &format!("unit {stolen} is in both"));
     // A set without unit 0.
     let no_unit_0 = forged(d, &files, &|_, r| {
         if r.units.first() == Some(&0) {
@@ -233,6 +238,9 @@ fn forged_but_consistent_shard_sets_are_refused_with_no_total() {
         }
     });
     refused(&no_unit_0, 2, "unit 0 of the shard is missing");
+    // From another version: the sum over the units still finds the unit in no file.
+    let no_unit_0 = forged(d, &no_unit_0, &|_, r| other_version(r));
+    refused(&no_unit_0, 2, "unit 0 is in none of the 3 shard files");
     // A replica that differs from its shard in one unit's unique count alone.
     let mut replica = ShardResult::load(&shard(d, 10, 1, 3, "r1.json", &["--unique"])).unwrap();
     replica.unit_uniques.as_mut().unwrap()[2] += 1;
@@ -666,6 +674,31 @@ fn file_names_and_hosts_are_escaped_in_reports() {
         text.contains(r"written on host evil\u{1b}[2J\u{202e}"),
         "{text}"
     );
+    // A host name of 100 000 characters (a real one has at most 255 bytes) is cut to a line's
+    // length, in merge's disagreement and in audit's report alike.
+    r.host = "h".repeat(100_000);
+    reseal(&mut r);
+    let long = d.join("long.json");
+    r.save(&long).unwrap();
+    let merged = nq().arg("merge").args(&files).arg(&long).output().unwrap();
+    let audited = nq()
+        .args(["audit", "--sample", "1"])
+        .arg(&long)
+        .output()
+        .unwrap();
+    assert_eq!(
+        (merged.status.code(), audited.status.code()),
+        (Some(1), Some(1))
+    );
+    for (text, says) in [
+        (&merged.stderr, true),
+        (&audited.stdout, true),
+        (&audited.stderr, false),
+    ] {
+        let text = String::from_utf8_lossy(text);
+        assert!(text.contains("hhhh…") == says, "{text}");
+        assert!(text.lines().all(|l| l.len() < 1000), "{}", text.len());
+    }
 }
 
 /// A file that cannot be audited is said on stderr before any report: with no file left,

@@ -360,6 +360,25 @@ fn an_output_folder_that_cannot_be_written_is_refused_before_measuring() {
         assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
     }
     assert_eq!(std::fs::read(&file).unwrap(), b"x");
+    // A folder the probe cannot fill (a file-size limit of 50 KiB): refused in one line that
+    // names the folder and the reason, not the probe's temporary file.
+    let out = dir.path().join("limited");
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -f 100 && exec "$0" bench --n-min 18 --n-max 20 --out "$1""#)
+        .arg(common::bin())
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "nqueens: error: cannot write the results to {}: File too large (os error 27)\n",
+            out.display()
+        )
+    );
 }
 
 #[test]

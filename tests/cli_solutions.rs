@@ -116,6 +116,48 @@ fn list_limit_takes_a_prefix() {
     assert!(valid(&first[0]));
 }
 
+/// Issue 29 item 1: a listing of hours or of more bytes than the disk holds stops at once with
+/// its estimate (exit 2, nothing written) unless --yes or a small --limit.
+#[test]
+fn endless_listings_ask_for_yes_or_a_limit() {
+    for args in [&["list", "25"][..], &["list", "20", "--unique"]] {
+        let started = std::time::Instant::now();
+        let out = nq().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            err.starts_with("nqueens: error: the listing is estimated to write about ")
+                && err.contains(" of CPU time ")
+                && err.trim_end().ends_with(
+                    "add --limit K to write the first K solutions, or --yes to start it anyway"
+                )
+                && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+        assert!(started.elapsed().as_secs() < 10, "{args:?}");
+    }
+    let err =
+        String::from_utf8_lossy(&nq().args(["list", "25"]).output().unwrap().stderr).into_owned();
+    assert!(err.contains("about 2.2e15 solutions, 146 PB, in "), "{err}");
+    // A limit that keeps it short, or --yes (the first line through a pipe, then stopped).
+    assert_eq!(
+        columns(&stdout_of(&["list", "25", "--limit", "2"])).len(),
+        2
+    );
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#""$0" list 22 --yes | head -n 1"#)
+        .arg(crate::common::bin())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let first = columns(&String::from_utf8(out.stdout).unwrap());
+    assert!(first.len() == 1 && valid(&first[0]), "{first:?}");
+    // Small listings need neither.
+    assert_eq!(columns(&stdout_of(&["list", "12"])).len(), 14200);
+}
+
 #[test]
 fn list_unique_gives_a002562_class_minima() {
     let expect = [1usize, 0, 0, 1, 2, 1, 6, 12, 46, 92];

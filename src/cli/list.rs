@@ -1,7 +1,7 @@
 //! `nqueens list`: every solution, streamed in lexicographic order, in a chosen format.
 
 use super::{default_threads, parse_n, parse_threads};
-use super::{Exit, Result};
+use super::{Exit, Result, UsageError};
 use clap::Args;
 use nqueens::format::Kind;
 use nqueens::solutions::{write_solutions, WriteError, WriteOptions};
@@ -10,7 +10,7 @@ use nqueens::{Job, Queen};
 /// List every solution for an N×N board, in lexicographic order of the column sequence.
 #[derive(Args, Debug)]
 pub struct ListArgs {
-    /// Board size, 1 to 32 (beyond about 20 only useful with --limit).
+    /// Board size, 1 to 32 (beyond about 18 only useful with --limit).
     #[arg(value_parser = parse_n, allow_negative_numbers = true)]
     n: u32,
     /// Output format.
@@ -29,6 +29,11 @@ pub struct ListArgs {
     /// Worker threads [default: all logical cores]; the output is the same for any number.
     #[arg(short, long, value_parser = parse_threads, allow_negative_numbers = true)]
     threads: Option<usize>,
+    /// Start a listing estimated to take more than an hour of CPU time, or to write more than
+    /// the disk that standard output goes to has free (without it, such a listing stops at
+    /// once with its estimate: solutions, bytes, time).
+    #[arg(long)]
+    yes: bool,
 }
 
 pub fn run(args: &ListArgs) -> Result<Exit> {
@@ -44,6 +49,16 @@ pub fn run(args: &ListArgs) -> Result<Exit> {
         limit: args.limit,
         threads,
     };
+    if !args.yes {
+        nqueens::longrun::estimate::listing(&job, args.format, args.limit, threads)
+            .check(room_of_stdout())
+            .map_err(|e| {
+                UsageError(format!(
+                    "{e}; add --limit K to write the first K solutions, or --yes to start it \
+                     anyway"
+                ))
+            })?;
+    }
     match write_solutions(&job, &opts, super::stdout()) {
         // No solution at all is said as `solve` says it: a line on stderr and exit code 1.
         Ok(0) if opts.limit != Some(0) => {
@@ -61,4 +76,26 @@ pub fn run(args: &ListArgs) -> Result<Exit> {
         Err(WriteError::Invalid(e)) => Err(e.into()),
         Err(WriteError::Io(e)) => Err(e.into()),
     }
+}
+
+/// The bytes free on the disk that standard output writes to, when it is a regular file (a
+/// pipe, a terminal or `/dev/null` has no such limit).
+fn room_of_stdout() -> Option<u64> {
+    use std::os::fd::{AsFd, AsRawFd};
+    let file = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?);
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut vfs = std::mem::MaybeUninit::<libc::statvfs>::zeroed();
+    // SAFETY: fstatvfs fills the statvfs it is given, for a descriptor this function owns.
+    let rc = unsafe { libc::fstatvfs(file.as_raw_fd(), vfs.as_mut_ptr()) };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: the call succeeded, so it filled the struct.
+    let vfs = unsafe { vfs.assume_init() };
+    // The fields are u64 on 64-bit Linux, narrower on some other targets.
+    #[allow(clippy::useless_conversion)]
+    let (blocks, size) = (u64::from(vfs.f_bavail), u64::from(vfs.f_frsize));
+    Some(blocks.saturating_mul(size))
 }

@@ -14,7 +14,7 @@
 //! run on different machines split the job the same way.
 
 use super::progress::{Display, Mode};
-use super::report::{print_report_of, ShardOf};
+use super::report::{print_report_of, Of, ShardOf};
 use super::{Exit, Result};
 use super::{Failure, UsageError};
 use clap::Args;
@@ -278,7 +278,10 @@ fn deliver(args: &LongRunArgs, done: &Done, json: bool, unique: bool) -> Result<
                 "the shard's result file is saved in {} instead",
                 shown_path(&path)
             ),
-            Err(k) => format!("and it could not be saved elsewhere either ({k})"),
+            Err(k) => format!(
+                "and it could not be saved elsewhere either ({})",
+                without_path(k)
+            ),
         }
     } else if kept {
         "the result is kept in the files named above".into()
@@ -342,18 +345,25 @@ fn output(
         Some(_) if result_file => text = done.result.to_bytes(),
         // Written: with --json, the shard's report too (its share of the counts and units).
         Some(s) if json => {
-            let of = ShardOf {
-                spec: s.to_string(),
-                job_units: done.job_units,
+            let of = Of {
+                shard: Some(ShardOf {
+                    spec: s.to_string(),
+                    job_units: done.job_units,
+                }),
+                estimated_cpu: Some(done.estimated_cpu),
             };
-            print_report_of(&mut text, &done.report, unique, true, resumed, Some(of))?;
+            print_report_of(&mut text, &done.report, unique, true, resumed, of)?;
         }
         Some(_) => {}
         None => {
             let mut report = done.report.clone();
             // The whole job: the report names all its units.
             report.units = done.job_units;
-            print_report_of(&mut text, &report, unique, json, resumed, None)?;
+            let of = Of {
+                shard: None,
+                estimated_cpu: Some(done.estimated_cpu),
+            };
+            print_report_of(&mut text, &report, unique, json, resumed, of)?;
         }
     }
     Ok(text)
@@ -381,6 +391,20 @@ fn keep_result_file(done: &Done) -> std::io::Result<PathBuf> {
     file.as_file().sync_all()?;
     let (_, path) = file.keep().map_err(|e| e.error)?;
     Ok(path)
+}
+
+/// The error of a temporary file that is gone (removed when it failed), without the "at path"
+/// that `tempfile` adds: naming it would send the reader to a file that does not exist.
+fn without_path(e: std::io::Error) -> std::io::Error {
+    let os = e
+        .get_ref()
+        .and_then(|p| std::error::Error::source(p))
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .and_then(std::io::Error::raw_os_error);
+    match os {
+        Some(code) => std::io::Error::from_raw_os_error(code),
+        None => std::io::Error::from(e.kind()),
+    }
 }
 
 /// What to add to the refusal of a checkpoint of the job `job` but for counting unique

@@ -38,6 +38,10 @@ struct CountJson {
     searches: nqueens::Searches,
     /// Wall time in seconds.
     elapsed_s: f64,
+    /// The CPU time in seconds that the model estimated before the run for what it counted
+    /// (`docs/PERFORMANCE.md`), beside which `elapsed_s` × `threads` is the CPU time it took.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimated_cpu_s: Option<f64>,
     /// The OpenCL devices that counted, and the units each did (absent on the CPU alone).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     devices: Vec<DeviceJson>,
@@ -84,7 +88,11 @@ pub(super) fn print_report(
     json: bool,
     resumed_units: Option<usize>,
 ) -> Result<()> {
-    print_report_of(out, r, unique, json, resumed_units, None)
+    let of = Of {
+        shard: None,
+        estimated_cpu: None,
+    };
+    print_report_of(out, r, unique, json, resumed_units, of)
 }
 
 /// Prints a finished count (see [`print_report`]) on standard output, which must take it: the
@@ -103,6 +111,14 @@ pub(super) fn print_count(r: &Report, unique: bool, json: bool) -> Result<()> {
         })
 }
 
+/// What a report is of, beside its counts: a shard of a job, a run with an estimate.
+pub(super) struct Of {
+    /// The shard, for a shard.
+    pub shard: Option<ShardOf>,
+    /// The CPU time estimated before the run.
+    pub estimated_cpu: Option<std::time::Duration>,
+}
+
 /// Which shard of a job a report is of.
 pub(super) struct ShardOf {
     /// `I/M`.
@@ -118,8 +134,12 @@ pub(super) fn print_report_of(
     unique: bool,
     json: bool,
     resumed_units: Option<usize>,
-    shard: Option<ShardOf>,
+    of: Of,
 ) -> Result<()> {
+    let Of {
+        shard,
+        estimated_cpu,
+    } = of;
     if json {
         let job_units = shard.as_ref().map_or(r.units, |s| s.job_units);
         let j = CountJson {
@@ -134,6 +154,7 @@ pub(super) fn print_report_of(
             kernel: kernel_words(r, resumed_units.unwrap_or(0)),
             searches: r.searches,
             elapsed_s: r.elapsed.as_secs_f64(),
+            estimated_cpu_s: estimated_cpu.map(|d| d.as_secs_f64()),
             devices: r
                 .devices
                 .iter()

@@ -77,6 +77,23 @@ impl Kind {
     }
 }
 
+impl Kind {
+    /// The bytes each solution of an `n`×`n` board takes in this format after the first, the
+    /// separator included: the same for every solution, whose columns are a permutation of
+    /// 1 to `n` (for an estimate of a listing's size before it starts).
+    pub fn bytes_per_solution(self, n: u32) -> u64 {
+        let cols: Vec<u8> = (0..n).map(|c| c as u8).collect();
+        let mut p = Printer::new(self.format(), Vec::new());
+        let mut sizes = [0; 2];
+        for size in &mut sizes {
+            // Writing into a Vec cannot fail.
+            let _ = p.solution_bytes(u64::from(n), &cols);
+            *size = p.buf.len();
+        }
+        (sizes[1] - sizes[0]) as u64
+    }
+}
+
 /// Refuses a board too large for `format`.
 pub fn check_size(format: &dyn Format, name: &'static str, n: u64) -> Result<()> {
     match format.max_n() {
@@ -212,6 +229,25 @@ mod tests {
         );
         assert_eq!(render(Kind::Columns, 1, &[&[0]]), "1\n");
         assert_eq!(render(Kind::Board, 1, &[&[0]]), "Q\n");
+    }
+
+    #[test]
+    fn bytes_per_solution_are_those_written() {
+        // Two-digit columns from N = 10 on: a solution of N = 12 in each format.
+        let twelve: &[u8] = &[0, 2, 4, 7, 9, 11, 5, 10, 1, 6, 8, 3];
+        for kind in Kind::ALL {
+            for (n, sol) in [(4, &[1u8, 3, 0, 2][..]), (12, twelve)] {
+                let one = render(kind, n, &[sol]).len();
+                let two = render(kind, n, &[sol, sol]).len();
+                assert_eq!(
+                    kind.bytes_per_solution(n as u32),
+                    (two - one) as u64,
+                    "{kind} {n}"
+                );
+            }
+        }
+        assert_eq!(Kind::Columns.bytes_per_solution(12), 27);
+        assert_eq!(Kind::Board.bytes_per_solution(4), 21);
     }
 
     #[test]

@@ -100,7 +100,8 @@ impl Records {
             identity: r.identity.clone(),
             shard: Some(r.shard),
             checkpoint: false,
-            host: Some(r.host.clone()),
+            // A host name from a file, cut to a line's length (a real one is at most 255 bytes).
+            host: Some(crate::longrun::store::short(&r.host)),
             units: r.unit_counts()?,
         })
     }

@@ -231,7 +231,7 @@ impl Run {
             .unwrap_or_default();
         let depth = match (&saved, shards) {
             (Some(c), _) => Some(c.identity.split_depth),
-            (None, Some(m)) => Some(method.search().shard_depth(m).min(n)),
+            (None, Some(m)) => Some(method.costing().shard_depth(m).min(n)),
             (None, None) => None,
         };
         (method, depth)
@@ -269,7 +269,7 @@ impl Run {
         // whole run of a scrambled order that resumes nothing needs them for its ETA alone,
         // worked out when the run is watched ([`Watch::wants_progress`]).
         let resuming = self.checkpoint.as_ref().is_some_and(|(p, _)| p.exists());
-        let costs = (spec.count > 1 || !plan.search().scrambled_order() || resuming)
+        let costs = (spec.count > 1 || !plan.costing().scrambled_order() || resuming)
             .then(|| cost::estimate(&plan));
         let (mine, imbalance) = match &costs {
             Some(costs) => {
@@ -287,7 +287,7 @@ impl Run {
             .copied()
             .filter(|i| !ckpt.done.contains_key(i))
             .collect();
-        if plan.search().scrambled_order() {
+        if plan.costing().scrambled_order() {
             todo.sort_unstable_by_key(|&i| scrambled(i));
         }
         // Only the part this run computes: the shard's units not yet in the checkpoint.
@@ -547,6 +547,7 @@ impl Prepared {
             unsaved,
             resumed: self.resumed,
             job_units: self.plan.units().len(),
+            estimated_cpu: self.cpu,
         })))
     }
 
@@ -628,6 +629,9 @@ pub struct Done {
     pub resumed: usize,
     /// The units of the whole job.
     pub job_units: usize,
+    /// The CPU time estimated before the run for the units it counted
+    /// ([`Prepared::estimated_cpu`]), to set beside the time it took.
+    pub estimated_cpu: Duration,
 }
 
 /// Where a run's progress goes (a progress bar, a log line, nothing: `()`).

@@ -794,7 +794,7 @@ fn compare(group: &[(&Path, &ShardResult)]) -> Vec<Disagreement> {
     let claims = |of: &dyn Fn(&ShardResult) -> Counts| -> Vec<(PathBuf, String, Counts)> {
         group
             .iter()
-            .map(|(p, r)| (p.to_path_buf(), r.host.clone(), of(r)))
+            .map(|(p, r)| (p.to_path_buf(), store::short(&r.host), of(r)))
             .collect()
     };
     let differ = |c: &[(PathBuf, String, Counts)]| c.iter().any(|x| x.2 != c[0].2);

@@ -37,7 +37,7 @@ pub fn estimate(plan: &Plan) -> Vec<u64> {
 /// ([`super::eta`]): units of one class are estimated alike (the column of the first queen;
 /// for the D4 method, its branch).
 pub fn class(plan: &Plan, unit: &Unit) -> u32 {
-    plan.search().cost_class(unit)
+    plan.costing().cost_class(unit)
 }
 
 /// The unscaled estimate of one unit of `plan`.
@@ -49,7 +49,7 @@ pub fn estimate_unit(plan: &Plan, unit: &Unit) -> f64 {
 /// The unscaled estimate with another horizon: for measuring how well each one predicts (edge
 /// units ignore the horizon).
 pub fn estimate_unit_with(plan: &Plan, unit: &Unit, horizon: u32) -> f64 {
-    plan.search().estimate(plan.board(), unit, horizon)
+    plan.costing().estimate(plan.board(), unit, horizon)
 }
 
 #[cfg(test)]

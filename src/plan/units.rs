@@ -7,7 +7,7 @@
 
 use super::{Job, Method, Queen};
 use crate::search::dfs::{self, full_mask, MAX_N};
-use crate::search::method::{Board, Search};
+use crate::search::method::{Board, Costing, Search};
 use crate::search::Unit;
 
 /// Version of the unit enumeration; stored in checkpoints and shard files.
@@ -82,6 +82,11 @@ impl Plan {
     /// What the method does.
     pub(crate) fn search(&self) -> &'static dyn Search {
         self.method.search()
+    }
+
+    /// What its method's work costs.
+    pub(crate) fn costing(&self) -> &'static dyn Costing {
+        self.method.costing()
     }
 
     /// Counts the solutions of one of its units on `kernel` (the depth-first search if this

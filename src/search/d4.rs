@@ -28,7 +28,7 @@
 use super::bounded::{self as search, Rows};
 use super::dfs::{attacked_at, full_mask, Masks, MAX_N};
 use super::lookahead::lookahead;
-use super::method::{Board, Needs, Search};
+use super::method::{Board, Costing, Needs, Search};
 use super::{symmetry, ClassifyPart, Counts, Kernel, Part, Tally, Unit, MAX_PREFIX};
 
 /// The two kinds of canonical solution, named by their first queens.
@@ -379,12 +379,16 @@ impl Search for D4 {
     fn nodes(&self, board: &Board, unit: &Unit) -> u64 {
         nodes(board.n, unit, &board.rows)
     }
+}
+
+impl Costing for D4 {
     fn estimate(&self, board: &Board, unit: &Unit, horizon: u32) -> f64 {
         estimate(board.n, unit, &board.rows, horizon)
     }
     fn cpu_time_factor(&self, _unique: bool) -> f64 {
-        // The reference of the CPU-time model; unique counts come in the same pass.
-        1.0
+        // Twice edge's time, one thread, interleaved (`docs/PERFORMANCE.md`); unique counts
+        // come in the same pass.
+        2.0
     }
 }
 

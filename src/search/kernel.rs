@@ -54,6 +54,21 @@ impl Kernel {
         }
     }
 
+    /// The CPU time of a count on this kernel against the same count on the AVX-512 lanes, the
+    /// reference of the CPU-time model (`crate::longrun::estimate`): measured side by side on
+    /// one thread with the default method (`scripts/timing.sh model`, figures in
+    /// `docs/PERFORMANCE.md`). NEON runs on other processors, where it is the fastest kernel:
+    /// rated as the reference is (its speed is not measured, and other processors differ by a
+    /// constant factor anyway). Every kernel names its factor here: a new one must say its own.
+    pub fn cpu_time_factor(self) -> f64 {
+        match self {
+            Kernel::Avx512 | Kernel::Neon => 1.0,
+            Kernel::Avx2 => AVX2_FACTOR,
+            Kernel::Portable => PORTABLE_FACTOR,
+            Kernel::Dfs => DFS_FACTOR,
+        }
+    }
+
     /// The fastest kernel this processor can run (decided once).
     pub fn best() -> Kernel {
         static BEST: OnceLock<Kernel> = OnceLock::new();
@@ -69,6 +84,13 @@ impl Kernel {
             .unwrap_or(Kernel::Dfs)
     }
 }
+
+/// [`Kernel::cpu_time_factor`] of the AVX2 lanes.
+const AVX2_FACTOR: f64 = 1.3;
+/// [`Kernel::cpu_time_factor`] of the portable lanes.
+const PORTABLE_FACTOR: f64 = 3.5;
+/// [`Kernel::cpu_time_factor`] of the depth-first search.
+const DFS_FACTOR: f64 = 9.2;
 
 impl FromStr for Kernel {
     type Err = Error;

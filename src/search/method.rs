@@ -1,12 +1,12 @@
 //! The counting methods behind one trait: what each does with the symmetries of the square.
 //!
 //! A method is a module of `search/` ([`super::plain`], [`super::mirror`], [`super::d4`],
-//! [`super::edge`]) with a type implementing [`Search`]: its units, how a unit is counted (whole,
-//! or as a counted part any kernel or device may take plus classified parts), its nodes, its
-//! cost estimate, its CPU time against d4, its shards' split depth, its unit order in long
-//! runs, and which symmetry pre-placed queens must keep for it to apply. Everything above
-//! `search/` asks [`Method::search`], the one dispatch; a new method is a new module, a
-//! variant here and one arm in that dispatch.
+//! [`super::edge`]) with a type implementing two traits. [`Search`]: its units, how a unit is
+//! counted (whole, or as a counted part any kernel or device may take plus classified parts),
+//! its nodes, and which symmetry pre-placed queens must keep for it to apply. [`Costing`]: each
+//! unit's cost estimate, its CPU time against edge, its shards' split depth, its unit order in
+//! long runs. Everything above `search/` asks [`Method::search`] or [`Method::costing`], from
+//! one dispatch; a new method is a new module, a variant here and one arm in that dispatch.
 
 use super::dfs::{unconstrained, MAX_N};
 use super::symmetry::Symmetry;
@@ -42,6 +42,17 @@ impl Method {
 
     /// What the method does: the one dispatch from a method to its module.
     pub(crate) fn search(self) -> &'static dyn Search {
+        self.module()
+    }
+
+    /// What the method's work costs ([`Costing`]), from the same module.
+    pub(crate) fn costing(self) -> &'static dyn Costing {
+        self.module()
+    }
+
+    /// The module of the method: the one dispatch, whose type is both its [`Search`] and its
+    /// [`Costing`].
+    fn module(self) -> &'static dyn Module {
         match self {
             Method::Plain => &super::plain::Plain,
             Method::Mirror => &super::mirror::Mirror,
@@ -128,7 +139,12 @@ impl Needs {
     }
 }
 
-/// Everything a method provides. Counts are exact whatever the kernel; `unique` counts are
+/// A method's module: its search and its costing, by one type.
+trait Module: Search + Costing {}
+
+impl<T: Search + Costing> Module for T {}
+
+/// How a method searches: its units and how each is counted. Counts are exact whatever the kernel; `unique` counts are
 /// those of the board's classes when `board.unique` (callers report 0 otherwise).
 pub(crate) trait Search: Sync {
     /// The symmetry pre-placed queens must keep for this method ([`Method::for_placement`]).
@@ -169,7 +185,12 @@ pub(crate) trait Search: Sync {
 
     /// The nodes (queens placed below the prefix) the search of a unit visits.
     fn nodes(&self, board: &Board, unit: &Unit) -> u64;
+}
 
+/// What a method's work costs, for planning: each unit's estimated time, the CPU time of a whole
+/// count, how shards split it, the order of a long run's units. Deterministic, so that shards on
+/// different machines plan alike.
+pub(crate) trait Costing: Sync {
     /// An estimate proportional to the time a unit takes, cheap and deterministic (exact IEEE
     /// operations in a fixed order: shards on different machines must agree). `horizon`: rows
     /// below the prefix searched exactly, for methods whose estimate looks ahead.
@@ -181,7 +202,8 @@ pub(crate) trait Search: Sync {
         u32::from(unit.prefix[0])
     }
 
-    /// The CPU time of a whole count against d4's on the same board (`docs/PERFORMANCE.md`).
+    /// The CPU time of a whole count against the default method's (edge, total and unique in
+    /// one pass) on the same board and kernel (`docs/PERFORMANCE.md`).
     fn cpu_time_factor(&self, unique: bool) -> f64;
 
     /// The split depth of a job split into `shards` shards, when none is given: it depends on

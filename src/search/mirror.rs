@@ -2,7 +2,7 @@
 //! completions, so only the units whose prefix is not greater than its mirror image are
 //! searched, those smaller counted twice. Counting is [`super::plain`]'s with these weights.
 
-use super::method::{Board, Method, Needs, Search};
+use super::method::{Board, Costing, Method, Needs, Search};
 use super::plain;
 use super::{ClassifyPart, Counts, Kernel, Part, Unit};
 use std::cmp::Ordering;
@@ -45,13 +45,16 @@ impl Search for Mirror {
     fn nodes(&self, board: &Board, unit: &Unit) -> u64 {
         plain::nodes(board, unit)
     }
+}
+
+impl Costing for Mirror {
     fn estimate(&self, board: &Board, unit: &Unit, horizon: u32) -> f64 {
         plain::estimate(board, unit, horizon)
     }
     fn cpu_time_factor(&self, unique: bool) -> f64 {
-        // Half of plain's nodes, plus the tree of the middle column on odd boards
-        // (`docs/PERFORMANCE.md`).
-        1.5 * plain::unique_factor(unique)
+        // Against edge, one thread, interleaved (`docs/PERFORMANCE.md`); unique counts
+        // classify every solution.
+        2.5 * plain::unique_factor(unique)
     }
 }
 

@@ -6,7 +6,7 @@
 use super::bounded::{self, Rows};
 use super::dfs::{self, full_mask, Masks, MAX_N};
 use super::lookahead::lookahead;
-use super::method::{Board, Method, Needs, Search};
+use super::method::{Board, Costing, Method, Needs, Search};
 use super::{symmetry, ClassifyPart, Counts, Kernel, Part, Tally, Unit, MAX_PREFIX};
 use std::ops::ControlFlow;
 
@@ -38,12 +38,16 @@ impl Search for Plain {
     fn nodes(&self, board: &Board, unit: &Unit) -> u64 {
         nodes(board, unit)
     }
+}
+
+impl Costing for Plain {
     fn estimate(&self, board: &Board, unit: &Unit, horizon: u32) -> f64 {
         estimate(board, unit, horizon)
     }
     fn cpu_time_factor(&self, unique: bool) -> f64 {
-        // Twice mirror's nodes (`docs/PERFORMANCE.md`); unique counts classify every solution.
-        3.0 * unique_factor(unique)
+        // Against edge, one thread, interleaved (`docs/PERFORMANCE.md`); unique counts
+        // classify every solution.
+        5.8 * unique_factor(unique)
     }
 }
 
@@ -51,7 +55,7 @@ impl Search for Plain {
 /// per unit and unique counts visits each solution's columns (`docs/PERFORMANCE.md`).
 pub(crate) fn unique_factor(unique: bool) -> f64 {
     if unique {
-        3.4
+        3.2
     } else {
         1.0
     }

@@ -52,7 +52,7 @@ mod tests;
 
 use super::bounded::Rows;
 use super::dfs::{attacked_at, full_mask, unconstrained, Masks, MAX_N};
-use super::method::{Board, Needs, Search};
+use super::method::{Board, Costing, Needs, Search};
 use super::symmetry::{self, Symmetry};
 use super::{lanes, ClassifyPart, Counts, Kernel, Part, Unit, MAX_PREFIX};
 
@@ -426,14 +426,16 @@ impl Search for Edge {
     fn nodes(&self, board: &Board, unit: &Unit) -> u64 {
         nodes(board.n, unit, &board.rows)
     }
+}
+
+impl Costing for Edge {
     /// Its own estimate (the look-ahead ranked edge units badly: `docs/ETA.md`).
     fn estimate(&self, board: &Board, unit: &Unit, _horizon: u32) -> f64 {
         estimate(board.n, unit, &board.rows)
     }
     fn cpu_time_factor(&self, _unique: bool) -> f64 {
-        // Against d4, one thread, same build, interleaved (`docs/PERFORMANCE.md`); unique
-        // counts come in the same pass.
-        0.5
+        // The reference of the CPU-time model; unique counts come in the same pass.
+        1.0
     }
     /// Depth 1 (the top row and the frame: tens of thousands of units at N = 27) up to 64
     /// shards, depth 4 (the top two rows) beyond.

@@ -71,7 +71,7 @@ pub(crate) fn run(
 
 /// Why measuring ended early: a failure, or none where the stop flag was set (what was
 /// measured is kept then).
-type Halt = Option<BenchError>;
+type Stop = Option<BenchError>;
 
 /// One configuration of one N, its split depth aside: the serial solver (no engine), or
 /// engine `.0` (an index into the list of engines) with method `.1`.
@@ -79,7 +79,7 @@ type Halt = Option<BenchError>;
 struct Config(Option<usize>, Method);
 
 /// One count of a timed run, checked.
-type Counter = Box<dyn FnMut() -> Result<Counts, Halt> + Send>;
+type Counter = Box<dyn FnMut() -> Result<Counts, Stop> + Send>;
 
 /// What lies ahead when a run begins: its expected time, the expected time of all after it, and
 /// the runs of the benchmark in all.
@@ -326,7 +326,7 @@ impl Harness<'_> {
 
     /// Measures every configuration of `n`, then the figures that compare its rows. Stopped or
     /// failed, keeps the rows of the configurations with a finished run.
-    fn measure(&mut self, n: u32) -> Result<(), Halt> {
+    fn measure(&mut self, n: u32) -> Result<(), Stop> {
         let configs = self.configs(n).into_iter();
         let all = configs.flat_map(|c| self.depths(n, c).into_iter().map(move |d| (c, d)));
         let all: Vec<(Config, Option<u32>)> = all.collect();
@@ -348,7 +348,7 @@ impl Harness<'_> {
         (c, depth): (Config, Option<u32>),
         i: usize,
         expected: &mut [f64],
-    ) -> Result<(), Halt> {
+    ) -> Result<(), Stop> {
         let engine = match (c.0, depth) {
             (Some(index), Some(depth)) => {
                 let plan = Plan::new(job(n, depth, c.1, self.settings.unique)?);
@@ -426,7 +426,7 @@ impl Harness<'_> {
     /// need not wait for a count that cannot be interrupted (the serial solver's) to end: the
     /// thread is then left to end in the background, and a panic of it is passed on. The
     /// progress display hears where the benchmark is every 100 ms meanwhile ([`progress`]).
-    fn timed(&mut self, mut count: Counter, ahead: Ahead) -> Result<(TimedRun, Counts), Halt> {
+    fn timed(&mut self, mut count: Counter, ahead: Ahead) -> Result<(TimedRun, Counts), Stop> {
         let (min_run_s, (tx, rx)) = (self.min_run_s(), mpsc::channel());
         let handle = std::thread::spawn(move || {
             let mut last = Counts::default();

@@ -1,13 +1,13 @@
 //! OpenCL devices as workers of the engine: a device takes a batch of units from the shared
-//! queue, splits their counted and classified parts ([`crate::plan::count_part`],
-//! [`crate::plan::classify_parts`]) into many small sub-problems, runs them in one launch of each
+//! queue, splits their counted and classified parts ([`crate::plan::counted_part`],
+//! [`crate::plan::classified_parts`]) into many small sub-problems, runs them in one launch of each
 //! kernel, and hands what it cannot do to the CPU workers.
 
 use super::{lock, CpuWork, DeviceWorker, Devices, Searches, UnitTiming};
 use crate::error::{Error, Result};
-use crate::plan::{classify_parts, count_part, has_rest, Plan};
+use crate::plan::{classified_parts, counted_part, has_cpu_only_work, Plan};
 use crate::search::opencl::{self, Counter, DeviceInfo, DeviceKind, OpenClError, RowSpec, Sub};
-use crate::search::{ClassifyPart, Counts, Part, Unit};
+use crate::search::{ClassifiedPart, CountedPart, Counts, Unit};
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::atomic::Ordering;
@@ -128,7 +128,7 @@ struct BatchUnit {
     counted: Range<usize>,
     each: Counts,
     /// Its classified parts' sub-problems, each part with its tally.
-    classified: Vec<(Range<usize>, ClassifyPart)>,
+    classified: Vec<(Range<usize>, ClassifiedPart)>,
 }
 
 impl Batch {
@@ -188,7 +188,7 @@ impl Batch {
         let n = plan.job().n();
         let start = self.subs.len();
         let mut each = Counts::default();
-        if let Some(part) = count_part(plan, unit) {
+        if let Some(part) = counted_part(plan, unit) {
             let (root, spec) = part.sub_problem(0);
             let root = Sub {
                 rows: self.spec_index(spec),
@@ -200,8 +200,8 @@ impl Batch {
         }
         let counted = start..self.subs.len();
         let mut classified = Vec::new();
-        for part in classify_parts(plan, unit) {
-            let (root, spec) = Part {
+        for part in classified_parts(plan, unit) {
+            let (root, spec) = CountedPart {
                 rows: part.rows,
                 first: part.first,
                 masks: part.masks,
@@ -321,7 +321,7 @@ impl DeviceWorker {
                     started: t0 - self.start,
                     elapsed: share,
                 };
-                let sent = if has_rest(&self.plan, &self.plan.units()[index as usize]) {
+                let sent = if has_cpu_only_work(&self.plan, &self.plan.units()[index as usize]) {
                     self.work
                         .send(CpuWork::Rest {
                             index,

@@ -16,7 +16,7 @@ mod accel;
 #[path = "no_accel.rs"]
 mod accel;
 
-use crate::plan::{check_threads, evaluate_on, evaluate_rest_on, Job, Method, Plan};
+use crate::plan::{check_threads, evaluate_on, evaluate_remainder_on, Job, Method, Plan};
 use crate::search::dfs::{self, Masks};
 use crate::search::opencl::DeviceInfo;
 use crate::search::{lanes, Counts, Kernel, Searches, Unit};
@@ -465,7 +465,7 @@ impl CpuWorker {
                 mut counts,
                 mut timing,
             } => {
-                counts += evaluate_rest_on(plan, &plan.units()[index as usize], self.kernel);
+                counts += evaluate_remainder_on(plan, &plan.units()[index as usize], self.kernel);
                 timing.elapsed += t0.elapsed();
                 (index, counts, timing)
             }

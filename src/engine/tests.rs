@@ -71,7 +71,7 @@ fn a_stopped_run_reports_what_it_finished() {
 #[cfg(feature = "opencl")]
 mod opencl_devices {
     use super::*;
-    use crate::plan::has_rest;
+    use crate::plan::has_cpu_only_work;
     use crate::search::opencl::tests::Rng;
 
     /// Jobs of every method, unique or not, split depth, with and without pre-placed queens.
@@ -109,8 +109,8 @@ mod opencl_devices {
                 let plan = Plan::new(job.clone());
                 for unit in plan.units() {
                     let whole = evaluate(&plan, unit);
-                    let part = crate::plan::count_part(&plan, unit);
-                    let rest = evaluate_rest_on(&plan, unit, Kernel::Dfs);
+                    let part = crate::plan::counted_part(&plan, unit);
+                    let rest = evaluate_remainder_on(&plan, unit, Kernel::Dfs);
                     let mut split = rest;
                     if let Some(p) = part {
                         split += p.counts(p.count_on(Kernel::Dfs, n));
@@ -118,10 +118,10 @@ mod opencl_devices {
                     assert_eq!(split, whole, "{job:?} {unit:?}");
                     // What a device takes (counted and classified parts) and what stays on the CPU.
                     let mut classified = Counts::default();
-                    for p in crate::plan::classify_parts(&plan, unit) {
+                    for p in crate::plan::classified_parts(&plan, unit) {
                         classified += p.evaluate_on(Kernel::Dfs, n);
                     }
-                    if has_rest(&plan, unit) {
+                    if has_cpu_only_work(&plan, unit) {
                         assert!(part.is_none(), "{job:?} {unit:?}");
                         assert_eq!(classified, Counts::default());
                     } else {
@@ -219,8 +219,8 @@ mod opencl_devices {
                         let unit = &units[rng.below(units.len() as u32) as usize];
                         batch.push(&plan, unit);
                         // What stays on the CPU (edge's symmetric frames), added to the device's.
-                        let rest = if has_rest(&plan, unit) {
-                            evaluate_rest_on(&plan, unit, Kernel::best())
+                        let rest = if has_cpu_only_work(&plan, unit) {
+                            evaluate_remainder_on(&plan, unit, Kernel::best())
                         } else {
                             Counts::default()
                         };
@@ -280,11 +280,11 @@ fn d4_time_split() {
         let mut total = Counts::default();
         for unit in plan.units() {
             let t0 = Instant::now();
-            if let Some(p) = crate::plan::count_part(&plan, unit) {
+            if let Some(p) = crate::plan::counted_part(&plan, unit) {
                 total += p.counts(p.count_on(kernel, n));
             }
             let t1 = Instant::now();
-            total += evaluate_rest_on(&plan, unit, kernel);
+            total += evaluate_remainder_on(&plan, unit, kernel);
             part_time += t1 - t0;
             rest_time += t1.elapsed();
         }

@@ -6,11 +6,11 @@
 //! of the project's development machine, a count takes a fixed CPU time per solution, flat from
 //! N = 17 to 20 (within 5 % of the fit at N = 18, 19 and 20), so
 //!
-//! > CPU time(N) = [`NS_PER_SOLUTION`] × a(N) × the method's factor × the kernel's factor
+//! > CPU time(N) = 8.9 ns × a(N) × the method's factor × the kernel's factor
 //!
 //! with a(N) the published number of solutions (OEIS A000170), extrapolated beyond N = 27 (the
 //! ratio a(N+1)/a(N) grows by about 0.4 per N, 10.5 at N = 27). The method's factor against
-//! edge is its [`Costing::cpu_time_factor`](crate::search::method::Costing), the kernel's
+//! edge is its `Costing::cpu_time_factor` (in `search::method`), the kernel's
 //! against the AVX-512 lanes is [`Kernel::cpu_time_factor`]: each is defined with its method or
 //! kernel. Pre-placed queens scale it by the share of the estimated cost ([`Plan::costs`]) that
 //! their units keep. Other processors differ by a constant factor: the estimate says whether a

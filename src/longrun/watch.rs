@@ -124,7 +124,7 @@ impl LogLines {
         self
     }
 
-    /// The run ended: writes its last progress, if it had any.
+    /// The run ended: writes its last progress, if it had any not written yet.
     pub fn finish(&mut self) {
         if let Some(p) = self.last.take() {
             self.write(&p);
@@ -138,10 +138,12 @@ impl LogLines {
 
 impl Watch for LogLines {
     fn progress(&mut self, p: &Progress) {
+        // Kept for `finish` only while unwritten: the last line is never written twice.
         self.last = Some(*p);
         if self.last_line.elapsed() >= self.every {
             self.last_line = Instant::now();
             self.write(p);
+            self.last = None;
         }
     }
 }

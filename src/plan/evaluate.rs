@@ -4,7 +4,7 @@
 //! whatever the method knows.
 
 use super::Plan;
-use crate::search::{ClassifyPart, Counts, Kernel, Part, Unit};
+use crate::search::{ClassifiedPart, CountedPart, Counts, Kernel, Unit};
 
 /// `counts` as the job reports them: the unique count only when it is asked for.
 fn reported(plan: &Plan, mut counts: Counts) -> Counts {
@@ -27,9 +27,9 @@ pub fn evaluate_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Counts {
 }
 
 /// The part of `unit` that is counted without looking at solutions, if any: what an
-/// accelerator can take. The unit's counts are this part's plus [`evaluate_rest_on`], exactly.
+/// accelerator can take. The unit's counts are this part's plus [`evaluate_remainder_on`], exactly.
 #[cfg_attr(not(feature = "opencl"), allow(dead_code))]
-pub(crate) fn count_part(plan: &Plan, unit: &Unit) -> Option<Part> {
+pub(crate) fn counted_part(plan: &Plan, unit: &Unit) -> Option<CountedPart> {
     let mut part = plan.search().counted_part(plan.board(), unit)?;
     if !plan.job().unique() {
         part.unique = 0;
@@ -37,22 +37,25 @@ pub(crate) fn count_part(plan: &Plan, unit: &Unit) -> Option<Part> {
     Some(part)
 }
 
-/// Whether `unit` leaves work that only the CPU does (a device takes the [`count_part`] and the
-/// [`classify_parts`] of all others).
+/// Whether `unit` leaves work that only the CPU does (a device takes the [`counted_part`] and the
+/// [`classified_parts`] of all others).
 #[cfg_attr(not(feature = "opencl"), allow(dead_code))]
-pub(crate) fn has_rest(plan: &Plan, unit: &Unit) -> bool {
-    plan.search().rest_on_cpu(plan.board(), unit)
+pub(crate) fn has_cpu_only_work(plan: &Plan, unit: &Unit) -> bool {
+    plan.search().has_cpu_only_work(plan.board(), unit)
 }
 
 /// The parts of `unit` whose solutions are classified one by one.
 #[cfg_attr(not(feature = "opencl"), allow(dead_code))]
-pub(crate) fn classify_parts(plan: &Plan, unit: &Unit) -> Vec<ClassifyPart> {
+pub(crate) fn classified_parts(plan: &Plan, unit: &Unit) -> Vec<ClassifiedPart> {
     plan.search().classified_parts(plan.board(), unit)
 }
 
-/// The counts of `unit` outside its [`count_part`] (all of it when it has none).
-pub(crate) fn evaluate_rest_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Counts {
-    reported(plan, plan.search().count_rest(plan.board(), unit, kernel))
+/// The counts of `unit` outside its [`counted_part`] (all of it when it has none).
+pub(crate) fn evaluate_remainder_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Counts {
+    reported(
+        plan,
+        plan.search().count_remainder(plan.board(), unit, kernel),
+    )
 }
 
 /// The number of search nodes (queens placed, prefix excluded) the search of `unit` visits: an

@@ -13,7 +13,9 @@ pub(crate) use crate::search::Unit;
 #[cfg(test)]
 pub(crate) use evaluate::evaluate;
 #[cfg_attr(not(feature = "opencl"), allow(unused_imports))]
-pub(crate) use evaluate::{classify_parts, count_part, evaluate_rest_on, has_rest};
+pub(crate) use evaluate::{
+    classified_parts, counted_part, evaluate_remainder_on, has_cpu_only_work,
+};
 pub(crate) use evaluate::{evaluate_nodes, evaluate_on};
 pub(crate) use job::check_threads;
 pub use job::{check_n, Job, Method, Queen, MAX_SPLIT_DEPTH, MAX_THREADS};

@@ -28,8 +28,10 @@
 use super::bounded::{self as search, Rows};
 use super::dfs::{attacked_at, full_mask, Masks, MAX_N};
 use super::lookahead::lookahead;
-use super::method::{Board, Costing, Needs, Search};
-use super::{symmetry, ClassifyPart, Counts, Kernel, Part, Tally, Unit, MAX_PREFIX};
+use super::method::{Board, Costing, Search, SymmetryNeeded};
+use super::{
+    symmetry, ClassifiedPart, CountedPart, Counts, Kernel, SolutionWeight, Unit, MAX_PREFIX,
+};
 
 /// The two kinds of canonical solution, named by their first queens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -228,7 +230,11 @@ fn admits(rows: &Rows, unit: &Unit) -> bool {
 ///
 /// Any kernel may count this part, the lanes or an OpenCL device; [`evaluate_rest`] does the
 /// rest of the unit, which needs every solution's columns.
-pub(crate) fn count_part(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> Option<Part> {
+pub(crate) fn counted_part(
+    n: u32,
+    unit: &Unit,
+    placed: &[u32; MAX_N as usize],
+) -> Option<CountedPart> {
     let branch = Branch::of(unit);
     let rows = branch.rows(n, placed);
     if u32::from(unit.depth) + 3 > n {
@@ -240,7 +246,7 @@ pub(crate) fn count_part(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) ->
             .find(|(_, ties)| !ties)
             .map(|(clean, _)| clean)?,
     };
-    Some(Part {
+    Some(CountedPart {
         rows,
         first: u32::from(unit.depth),
         masks: unit.masks,
@@ -249,14 +255,14 @@ pub(crate) fn count_part(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) ->
     })
 }
 
-/// The tied parts of a side unit as [`ClassifyPart`]s (none for corner units and for units
+/// The tied parts of a side unit as [`ClassifiedPart`]s (none for corner units and for units
 /// that leave at most two rows, which [`evaluate_rest`] finishes itself).
-pub(crate) fn classify_parts<'u>(
+pub(crate) fn classified_parts<'u>(
     n: u32,
     unit: &'u Unit,
     placed: &[u32; MAX_N as usize],
     unique: bool,
-) -> impl Iterator<Item = ClassifyPart> + 'u {
+) -> impl Iterator<Item = ClassifiedPart> + 'u {
     let branch = Branch::of(unit);
     let rows = branch.rows(n, placed);
     let first = u32::from(unit.depth);
@@ -270,17 +276,17 @@ pub(crate) fn classify_parts<'u>(
         .into_iter()
         .flat_map(move |a| side_parts(n, a, &rows, unit).collect::<Vec<_>>())
         .filter(|(_, ties)| *ties)
-        .map(move |(part, _)| ClassifyPart {
+        .map(move |(part, _)| ClassifiedPart {
             rows: part,
             first,
             masks: unit.masks,
             prefix,
-            tally: Tally::Classes,
+            weight: SolutionWeight::Classes,
             unique,
         })
 }
 
-/// The counts of one D4 unit outside its [`count_part`]: its [`classify_parts`], or the whole
+/// The counts of one D4 unit outside its [`counted_part`]: its [`classified_parts`], or the whole
 /// of a unit that leaves at most two rows, every solution classified by
 /// [`symmetry::orbit`]; zero for a corner unit.
 pub(crate) fn evaluate_rest(
@@ -294,13 +300,13 @@ pub(crate) fn evaluate_rest(
         return finish_short(n, unit, &Branch::of(unit).rows(n, placed));
     }
     let mut counts = Counts::default();
-    for part in classify_parts(n, unit, placed, true) {
+    for part in classified_parts(n, unit, placed, true) {
         counts += part.evaluate_on(kernel, n);
     }
     counts
 }
 
-/// Counts the total and unique solutions of one D4 unit on `kernel`: its [`count_part`] on the
+/// Counts the total and unique solutions of one D4 unit on `kernel`: its [`counted_part`] on the
 /// lanes and the [`evaluate_rest`] (as the engine does; for the tests here).
 #[cfg(test)]
 pub(crate) fn evaluate(
@@ -310,7 +316,7 @@ pub(crate) fn evaluate(
     kernel: Kernel,
 ) -> Counts {
     let mut counts = evaluate_rest(n, unit, placed, kernel);
-    if let Some(part) = count_part(n, unit, placed) {
+    if let Some(part) = counted_part(n, unit, placed) {
         counts += part.counts(part.count_on(kernel, n));
     }
     counts
@@ -355,8 +361,8 @@ pub(crate) fn nodes(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> u64 
 pub(crate) struct D4;
 
 impl Search for D4 {
-    fn needs(&self) -> Needs {
-        Needs::AllEight
+    fn needs(&self) -> SymmetryNeeded {
+        SymmetryNeeded::AllEight
     }
     fn fallback(&self) -> super::Method {
         super::Method::Mirror
@@ -364,16 +370,16 @@ impl Search for D4 {
     fn units(&self, board: &Board, depth: u32) -> Vec<Unit> {
         enumerate(board.n, depth, &board.rows)
     }
-    fn counted_part(&self, board: &Board, unit: &Unit) -> Option<Part> {
-        count_part(board.n, unit, &board.rows)
+    fn counted_part(&self, board: &Board, unit: &Unit) -> Option<CountedPart> {
+        counted_part(board.n, unit, &board.rows)
     }
-    fn classified_parts(&self, board: &Board, unit: &Unit) -> Vec<ClassifyPart> {
-        classify_parts(board.n, unit, &board.rows, board.unique).collect()
+    fn classified_parts(&self, board: &Board, unit: &Unit) -> Vec<ClassifiedPart> {
+        classified_parts(board.n, unit, &board.rows, board.unique).collect()
     }
-    fn rest_on_cpu(&self, board: &Board, unit: &Unit) -> bool {
+    fn has_cpu_only_work(&self, board: &Board, unit: &Unit) -> bool {
         u32::from(unit.depth) + 3 > board.n
     }
-    fn count_rest(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
+    fn count_remainder(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
         evaluate_rest(board.n, unit, &board.rows, kernel)
     }
     fn nodes(&self, board: &Board, unit: &Unit) -> u64 {

@@ -10,7 +10,7 @@
 
 use super::dfs::{unconstrained, MAX_N};
 use super::symmetry::Symmetry;
-use super::{ClassifyPart, Counts, Kernel, Part, Unit};
+use super::{ClassifiedPart, CountedPart, Counts, Kernel, Unit};
 use crate::names::named_enum;
 
 named_enum! {
@@ -108,7 +108,7 @@ impl Board {
 
 /// The symmetry that pre-placed queens must keep for a method to count exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Needs {
+pub(crate) enum SymmetryNeeded {
     /// Any placement: no symmetry is used.
     Nothing,
     /// The placement is its own left–right mirror image.
@@ -117,16 +117,16 @@ pub(crate) enum Needs {
     AllEight,
 }
 
-impl Needs {
+impl SymmetryNeeded {
     /// Whether the queens `placed` (0-based `(row, col)`) on an `n` board keep this symmetry.
     pub fn holds(self, n: u32, placed: &[(u32, u32)]) -> bool {
         let maps_to_itself = |g: &dyn Fn(u32, u32) -> (u32, u32)| {
             placed.iter().all(|&(r, c)| placed.contains(&g(r, c)))
         };
         match self {
-            Needs::Nothing => true,
-            Needs::Mirror => maps_to_itself(&|r, c| (r, n - 1 - c)),
-            Needs::AllEight => {
+            SymmetryNeeded::Nothing => true,
+            SymmetryNeeded::Mirror => maps_to_itself(&|r, c| (r, n - 1 - c)),
+            SymmetryNeeded::AllEight => {
                 n > 1
                     && Symmetry::ALL.iter().all(|g| {
                         maps_to_itself(&|r, c| {
@@ -144,11 +144,12 @@ trait Module: Search + Costing {}
 
 impl<T: Search + Costing> Module for T {}
 
-/// How a method searches: its units and how each is counted. Counts are exact whatever the kernel; `unique` counts are
-/// those of the board's classes when `board.unique` (callers report 0 otherwise).
+/// How a method searches: its units and how each is counted. Counts are exact whatever the
+/// kernel; `unique` counts are those of the board's classes when `board.unique` (callers report
+/// 0 otherwise).
 pub(crate) trait Search: Sync {
     /// The symmetry pre-placed queens must keep for this method ([`Method::for_placement`]).
-    fn needs(&self) -> Needs;
+    fn needs(&self) -> SymmetryNeeded;
 
     /// The method to use when the placement breaks [`Search::needs`].
     fn fallback(&self) -> Method;
@@ -159,7 +160,7 @@ pub(crate) trait Search: Sync {
 
     /// The counts of one unit on `kernel`.
     fn count(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
-        let mut counts = self.count_rest(board, unit, kernel);
+        let mut counts = self.count_remainder(board, unit, kernel);
         if let Some(part) = self.counted_part(board, unit) {
             counts += part.counts(part.count_on(kernel, board.n));
         }
@@ -167,21 +168,21 @@ pub(crate) trait Search: Sync {
     }
 
     /// The part of a unit counted without looking at solutions, if any: what any kernel or an
-    /// OpenCL device can take. The unit's counts are this part's plus [`Search::count_rest`].
-    fn counted_part(&self, board: &Board, unit: &Unit) -> Option<Part>;
+    /// OpenCL device can take. The unit's counts are this part's plus [`Search::count_remainder`].
+    fn counted_part(&self, board: &Board, unit: &Unit) -> Option<CountedPart>;
 
     /// The parts of a unit whose solutions are classified one by one (a device can take them).
     #[cfg_attr(not(feature = "opencl"), allow(dead_code))]
-    fn classified_parts(&self, board: &Board, unit: &Unit) -> Vec<ClassifyPart>;
+    fn classified_parts(&self, board: &Board, unit: &Unit) -> Vec<ClassifiedPart>;
 
     /// Whether a unit leaves work that only the CPU does, beyond its counted and classified
-    /// parts (see [`Search::count_rest`]).
+    /// parts (see [`Search::count_remainder`]).
     #[cfg_attr(not(feature = "opencl"), allow(dead_code))]
-    fn rest_on_cpu(&self, board: &Board, unit: &Unit) -> bool;
+    fn has_cpu_only_work(&self, board: &Board, unit: &Unit) -> bool;
 
     /// The counts of a unit outside its counted part: its classified parts and whatever only
     /// the CPU does.
-    fn count_rest(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts;
+    fn count_remainder(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts;
 
     /// The nodes (queens placed below the prefix) the search of a unit visits.
     fn nodes(&self, board: &Board, unit: &Unit) -> u64;

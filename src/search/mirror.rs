@@ -2,17 +2,17 @@
 //! completions, so only the units whose prefix is not greater than its mirror image are
 //! searched, those smaller counted twice. Counting is [`super::plain`]'s with these weights.
 
-use super::method::{Board, Costing, Method, Needs, Search};
+use super::method::{Board, Costing, Method, Search, SymmetryNeeded};
 use super::plain;
-use super::{ClassifyPart, Counts, Kernel, Part, Unit};
+use super::{ClassifiedPart, CountedPart, Counts, Kernel, Unit};
 use std::cmp::Ordering;
 
 /// The mirror method ([`Method::Mirror`]).
 pub(crate) struct Mirror;
 
 impl Search for Mirror {
-    fn needs(&self) -> Needs {
-        Needs::Mirror
+    fn needs(&self) -> SymmetryNeeded {
+        SymmetryNeeded::Mirror
     }
     fn fallback(&self) -> Method {
         Method::Plain
@@ -30,17 +30,17 @@ impl Search for Mirror {
             }
         })
     }
-    fn counted_part(&self, board: &Board, unit: &Unit) -> Option<Part> {
+    fn counted_part(&self, board: &Board, unit: &Unit) -> Option<CountedPart> {
         plain::counted_part(board, unit)
     }
-    fn classified_parts(&self, board: &Board, unit: &Unit) -> Vec<ClassifyPart> {
+    fn classified_parts(&self, board: &Board, unit: &Unit) -> Vec<ClassifiedPart> {
         plain::classified_parts(board, unit)
     }
-    fn rest_on_cpu(&self, board: &Board, unit: &Unit) -> bool {
-        plain::rest_on_cpu(board, unit)
+    fn has_cpu_only_work(&self, board: &Board, unit: &Unit) -> bool {
+        plain::has_cpu_only_work(board, unit)
     }
-    fn count_rest(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
-        plain::count_rest(board, unit, kernel)
+    fn count_remainder(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
+        plain::count_remainder(board, unit, kernel)
     }
     fn nodes(&self, board: &Board, unit: &Unit) -> u64 {
         plain::nodes(board, unit)

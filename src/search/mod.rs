@@ -35,4 +35,4 @@ pub use dfs::MAX_N;
 pub use kernel::Kernel;
 pub use lanes::Searches;
 pub use method::Method;
-pub use unit::{ClassifyPart, Counts, Part, Tally, Unit, MAX_PREFIX};
+pub use unit::{ClassifiedPart, CountedPart, Counts, SolutionWeight, Unit, MAX_PREFIX};

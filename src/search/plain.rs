@@ -6,16 +6,18 @@
 use super::bounded::{self, Rows};
 use super::dfs::{self, full_mask, Masks, MAX_N};
 use super::lookahead::lookahead;
-use super::method::{Board, Costing, Method, Needs, Search};
-use super::{symmetry, ClassifyPart, Counts, Kernel, Part, Tally, Unit, MAX_PREFIX};
+use super::method::{Board, Costing, Method, Search, SymmetryNeeded};
+use super::{
+    symmetry, ClassifiedPart, CountedPart, Counts, Kernel, SolutionWeight, Unit, MAX_PREFIX,
+};
 use std::ops::ControlFlow;
 
 /// The plain method ([`Method::Plain`]).
 pub(crate) struct Plain;
 
 impl Search for Plain {
-    fn needs(&self) -> Needs {
-        Needs::Nothing
+    fn needs(&self) -> SymmetryNeeded {
+        SymmetryNeeded::Nothing
     }
     fn fallback(&self) -> Method {
         Method::Plain
@@ -23,17 +25,17 @@ impl Search for Plain {
     fn units(&self, board: &Board, depth: u32) -> Vec<Unit> {
         units(board, depth, |_| Some(1))
     }
-    fn counted_part(&self, board: &Board, unit: &Unit) -> Option<Part> {
+    fn counted_part(&self, board: &Board, unit: &Unit) -> Option<CountedPart> {
         counted_part(board, unit)
     }
-    fn classified_parts(&self, board: &Board, unit: &Unit) -> Vec<ClassifyPart> {
+    fn classified_parts(&self, board: &Board, unit: &Unit) -> Vec<ClassifiedPart> {
         classified_parts(board, unit)
     }
-    fn rest_on_cpu(&self, board: &Board, unit: &Unit) -> bool {
-        rest_on_cpu(board, unit)
+    fn has_cpu_only_work(&self, board: &Board, unit: &Unit) -> bool {
+        has_cpu_only_work(board, unit)
     }
-    fn count_rest(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
-        count_rest(board, unit, kernel)
+    fn count_remainder(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
+        count_remainder(board, unit, kernel)
     }
     fn nodes(&self, board: &Board, unit: &Unit) -> u64 {
         nodes(board, unit)
@@ -100,8 +102,8 @@ fn searchable(board: &Board, unit: &Unit) -> bool {
 
 /// Without unique counts, all of a unit that leaves three rows or more: every completion
 /// stands for the unit's weight in solutions.
-pub(crate) fn counted_part(board: &Board, unit: &Unit) -> Option<Part> {
-    (!board.unique && searchable(board, unit)).then(|| Part {
+pub(crate) fn counted_part(board: &Board, unit: &Unit) -> Option<CountedPart> {
+    (!board.unique && searchable(board, unit)).then(|| CountedPart {
         rows: Rows::allowing(board.rows),
         first: u32::from(unit.depth),
         masks: unit.masks,
@@ -114,31 +116,31 @@ pub(crate) fn counted_part(board: &Board, unit: &Unit) -> Option<Part> {
 /// for being the smallest of its class. The smallest member `s` of a class satisfies
 /// `s <= mirror(s)`, so its prefix is one the mirror method keeps: counting canonical solutions
 /// over the kept units counts each class once.
-pub(crate) fn classified_parts(board: &Board, unit: &Unit) -> Vec<ClassifyPart> {
+pub(crate) fn classified_parts(board: &Board, unit: &Unit) -> Vec<ClassifiedPart> {
     if !board.unique || !searchable(board, unit) {
         return Vec::new();
     }
     let mut prefix = [0u8; MAX_N as usize];
     prefix[..unit.depth as usize].copy_from_slice(unit.prefix());
-    vec![ClassifyPart {
+    vec![ClassifiedPart {
         rows: Rows::allowing(board.rows),
         first: u32::from(unit.depth),
         masks: unit.masks,
         prefix,
-        tally: Tally::Weighted(unit.weight),
+        weight: SolutionWeight::Weighted(unit.weight),
         unique: true,
     }]
 }
 
 /// Units that leave fewer than three rows are finished on the CPU.
 #[cfg_attr(not(feature = "opencl"), allow(dead_code))]
-pub(crate) fn rest_on_cpu(board: &Board, unit: &Unit) -> bool {
+pub(crate) fn has_cpu_only_work(board: &Board, unit: &Unit) -> bool {
     !searchable(board, unit)
 }
 
 /// The classified part on `kernel`, or the whole of a unit that leaves fewer than three rows,
 /// depth first.
-pub(crate) fn count_rest(board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
+pub(crate) fn count_remainder(board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
     if searchable(board, unit) {
         let mut counts = Counts::default();
         for part in classified_parts(board, unit) {

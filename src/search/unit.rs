@@ -72,10 +72,10 @@ impl AddAssign for Counts {
 /// A piece of a unit's search that is counted, not classified: the completions of rows
 /// `first..n` below `masks`, each row within `rows`, every completion standing for `total`
 /// solutions and `unique` classes. Any counting kernel may take it (the lanes, or an OpenCL
-/// device through [`Part::sub_problem`]); the rest of the unit, whose solutions must be
+/// device through [`CountedPart::sub_problem`]); the rest of the unit, whose solutions must be
 /// classified one by one, stays on the CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Part {
+pub struct CountedPart {
     /// What each row may use, and the column deadline.
     pub rows: Rows,
     /// The first row to place; at most `n - 3` (the lanes need three rows).
@@ -88,7 +88,7 @@ pub struct Part {
     pub unique: u8,
 }
 
-impl Part {
+impl CountedPart {
     /// The completions of this part on an `n` board, counted on the lanes of `kernel`.
     pub fn count_on(&self, kernel: Kernel, n: u32) -> u64 {
         super::lanes::count(kernel, n, self.first, self.masks, &self.rows)
@@ -124,10 +124,10 @@ impl Part {
 
 /// A piece of a unit's search whose solutions are classified one by one under the symmetries
 /// of the square: the completions of rows `first..n` below `masks` within `rows`, the columns
-/// of the rows above in `prefix`. The CPU walks it on the lanes ([`ClassifyPart::evaluate_on`]);
+/// of the rows above in `prefix`. The CPU walks it on the lanes ([`ClassifiedPart::evaluate_on`]);
 /// an OpenCL device classifies it on the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ClassifyPart {
+pub struct ClassifiedPart {
     /// What each row may use, and the column deadline.
     pub rows: Rows,
     /// The first row to place; at most `n - 3`.
@@ -137,14 +137,14 @@ pub struct ClassifyPart {
     /// The columns of rows `0..first`.
     pub prefix: [u8; MAX_N as usize],
     /// What a solution adds.
-    pub tally: Tally,
+    pub weight: SolutionWeight,
     /// Whether unique counts are wanted (else they are reported as 0).
     pub unique: bool,
 }
 
 /// What a classified solution adds to the counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tally {
+pub enum SolutionWeight {
     /// A canonical solution adds its class size and one class; any other, nothing (d4's tied
     /// parts: the search meets every class there through its canonical member).
     Classes,
@@ -153,7 +153,7 @@ pub enum Tally {
     Weighted(u8),
 }
 
-impl ClassifyPart {
+impl ClassifiedPart {
     /// The counts of this part on an `n` board, walked on the lanes of `kernel`.
     pub fn evaluate_on(&self, kernel: Kernel, n: u32) -> Counts {
         let mut s = self.prefix;
@@ -161,15 +161,15 @@ impl ClassifyPart {
         let mut counts = Counts::default();
         super::lanes::visit(kernel, n, self.first, self.masks, &self.rows, |tail| {
             s[first..n_us].copy_from_slice(tail);
-            match self.tally {
-                Tally::Classes => {
+            match self.weight {
+                SolutionWeight::Classes => {
                     let o = super::symmetry::orbit(&s[..n_us]);
                     if o.canonical {
                         counts.total += u128::from(o.size);
                         counts.unique += 1;
                     }
                 }
-                Tally::Weighted(w) => {
+                SolutionWeight::Weighted(w) => {
                     counts.total += u128::from(w);
                     counts.unique += u128::from(super::symmetry::is_canonical(&s[..n_us]));
                 }
@@ -186,9 +186,9 @@ impl ClassifyPart {
     #[cfg_attr(not(feature = "opencl"), allow(dead_code))]
     pub fn counts(&self, found: [u128; 3]) -> Counts {
         let [solutions, canonical, sizes] = found;
-        let total = match self.tally {
-            Tally::Classes => sizes,
-            Tally::Weighted(w) => solutions * u128::from(w),
+        let total = match self.weight {
+            SolutionWeight::Classes => sizes,
+            SolutionWeight::Weighted(w) => solutions * u128::from(w),
         };
         Counts {
             total,

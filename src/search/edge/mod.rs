@@ -52,9 +52,9 @@ mod tests;
 
 use super::bounded::Rows;
 use super::dfs::{attacked_at, full_mask, unconstrained, Masks, MAX_N};
-use super::method::{Board, Costing, Needs, Search};
+use super::method::{Board, Costing, Search, SymmetryNeeded};
 use super::symmetry::{self, Symmetry};
-use super::{lanes, ClassifyPart, Counts, Kernel, Part, Unit, MAX_PREFIX};
+use super::{lanes, ClassifiedPart, CountedPart, Counts, Kernel, Unit, MAX_PREFIX};
 
 /// The edge queens of a solution: the top queen's column, the bottom queen's column, the left
 /// queen's row, the right queen's row. Stored in a unit as `[top, bottom, left, right]`.
@@ -377,10 +377,14 @@ pub(crate) fn evaluate(
 /// one allowed square ([`Frame::rows`]; the same completions as the skipping search). `None`
 /// for symmetric frames, classified under the frame's stabiliser on the CPU, and for units that
 /// leave fewer than three rows.
-pub(crate) fn count_part(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) -> Option<Part> {
+pub(crate) fn counted_part(
+    n: u32,
+    unit: &Unit,
+    placed: &[u32; MAX_N as usize],
+) -> Option<CountedPart> {
     let frame = Frame::from_array(unit.frame);
     let first = u32::from(unit.depth);
-    (frame.stabiliser(n) == 1 && first + 3 <= n).then(|| Part {
+    (frame.stabiliser(n) == 1 && first + 3 <= n).then(|| CountedPart {
         rows: frame.rows(n, placed),
         first,
         masks: unit.masks,
@@ -393,8 +397,8 @@ pub(crate) fn count_part(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize]) ->
 pub(crate) struct Edge;
 
 impl Search for Edge {
-    fn needs(&self) -> Needs {
-        Needs::AllEight
+    fn needs(&self) -> SymmetryNeeded {
+        SymmetryNeeded::AllEight
     }
     fn fallback(&self) -> super::Method {
         super::Method::Mirror
@@ -406,18 +410,18 @@ impl Search for Edge {
     fn count(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
         evaluate(board.n, unit, &board.rows, kernel)
     }
-    fn counted_part(&self, board: &Board, unit: &Unit) -> Option<Part> {
-        count_part(board.n, unit, &board.rows)
+    fn counted_part(&self, board: &Board, unit: &Unit) -> Option<CountedPart> {
+        counted_part(board.n, unit, &board.rows)
     }
     /// None: symmetric frames classify under the frame's stabiliser, on the CPU.
-    fn classified_parts(&self, _: &Board, _: &Unit) -> Vec<ClassifyPart> {
+    fn classified_parts(&self, _: &Board, _: &Unit) -> Vec<ClassifiedPart> {
         Vec::new()
     }
-    fn rest_on_cpu(&self, board: &Board, unit: &Unit) -> bool {
+    fn has_cpu_only_work(&self, board: &Board, unit: &Unit) -> bool {
         self.counted_part(board, unit).is_none()
     }
     /// A unit with a counted part has nothing else; the others are all rest.
-    fn count_rest(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
+    fn count_remainder(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
         match self.counted_part(board, unit) {
             Some(_) => Counts::default(),
             None => evaluate(board.n, unit, &board.rows, kernel),

@@ -19,7 +19,7 @@ mod accel;
 use crate::plan::{check_threads, evaluate_on, evaluate_remainder_on, Job, Method, Plan};
 use crate::search::dfs::{self, Masks};
 use crate::search::opencl::DeviceInfo;
-use crate::search::{lanes, Counts, Kernel, Searches, Unit};
+use crate::search::{lanes, Counts, Kernel, Runner, Searches, Unit};
 use crossbeam::channel;
 use crossbeam::utils::CachePadded;
 use std::ops::ControlFlow;
@@ -410,9 +410,16 @@ struct CpuWorker {
 }
 
 impl CpuWorker {
+    /// Its kernel, with the engine's lane threshold.
+    fn runner(&self) -> Runner {
+        Runner {
+            kernel: self.kernel,
+            lane_min_rows: self.lane_min_rows,
+        }
+    }
+
     /// Counts what it takes until the run stops or nothing is left.
     fn run(self) {
-        lanes::set_min_rows(self.lane_min_rows);
         while !self.shared.stop.load(Ordering::Relaxed) {
             let Some(work) = self.next() else { break };
             let done = self.count(work);
@@ -452,7 +459,7 @@ impl CpuWorker {
         let searches = lanes::searches();
         let (index, counts, timing) = match work {
             CpuWork::Whole(index) => {
-                let counts = evaluate_on(plan, &plan.units()[index as usize], self.kernel);
+                let counts = evaluate_on(plan, &plan.units()[index as usize], self.runner());
                 let timing = UnitTiming {
                     worker: self.worker,
                     started: t0 - self.shared.start,
@@ -465,7 +472,7 @@ impl CpuWorker {
                 mut counts,
                 mut timing,
             } => {
-                counts += evaluate_remainder_on(plan, &plan.units()[index as usize], self.kernel);
+                counts += evaluate_remainder_on(plan, &plan.units()[index as usize], self.runner());
                 timing.elapsed += t0.elapsed();
                 (index, counts, timing)
             }

@@ -113,13 +113,13 @@ mod opencl_devices {
                     let rest = evaluate_remainder_on(&plan, unit, Kernel::Dfs);
                     let mut split = rest;
                     if let Some(p) = part {
-                        split += p.counts(p.count_on(Kernel::Dfs, n));
+                        split += p.counts(p.count_on(Kernel::Dfs.into(), n));
                     }
                     assert_eq!(split, whole, "{job:?} {unit:?}");
                     // What a device takes (counted and classified parts) and what stays on the CPU.
                     let mut classified = Counts::default();
                     for p in crate::plan::classified_parts(&plan, unit) {
-                        classified += p.evaluate_on(Kernel::Dfs, n);
+                        classified += p.evaluate_on(Kernel::Dfs.into(), n);
                     }
                     if has_cpu_only_work(&plan, unit) {
                         assert!(part.is_none(), "{job:?} {unit:?}");
@@ -281,7 +281,7 @@ fn d4_time_split() {
         for unit in plan.units() {
             let t0 = Instant::now();
             if let Some(p) = crate::plan::counted_part(&plan, unit) {
-                total += p.counts(p.count_on(kernel, n));
+                total += p.counts(p.count_on(kernel.into(), n));
             }
             let t1 = Instant::now();
             total += evaluate_remainder_on(&plan, unit, kernel);

@@ -4,7 +4,7 @@
 //! whatever the method knows.
 
 use super::Plan;
-use crate::search::{ClassifiedPart, CountedPart, Counts, Kernel, Unit};
+use crate::search::{ClassifiedPart, CountedPart, Counts, Runner, Unit};
 
 /// `counts` as the job reports them: the unique count only when it is asked for.
 fn reported(plan: &Plan, mut counts: Counts) -> Counts {
@@ -17,13 +17,13 @@ fn reported(plan: &Plan, mut counts: Counts) -> Counts {
 /// Counts the solutions of one unit on the fastest kernel of this processor.
 #[cfg(test)]
 pub fn evaluate(plan: &Plan, unit: &Unit) -> Counts {
-    evaluate_on(plan, unit, Kernel::best())
+    evaluate_on(plan, unit, crate::Kernel::best())
 }
 
-/// Counts the solutions of one unit on `kernel` (the depth-first search if this processor
-/// cannot run it). Every kernel gives the same counts.
-pub fn evaluate_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Counts {
-    reported(plan, plan.search().count(plan.board(), unit, kernel))
+/// Counts the solutions of one unit on `run`'s kernel (the depth-first search if this
+/// processor cannot run it). Every kernel gives the same counts.
+pub fn evaluate_on(plan: &Plan, unit: &Unit, run: impl Into<Runner>) -> Counts {
+    reported(plan, plan.search().count(plan.board(), unit, run.into()))
 }
 
 /// The part of `unit` that is counted without looking at solutions, if any: what an
@@ -51,10 +51,11 @@ pub(crate) fn classified_parts(plan: &Plan, unit: &Unit) -> Vec<ClassifiedPart> 
 }
 
 /// The counts of `unit` outside its [`counted_part`] (all of it when it has none).
-pub(crate) fn evaluate_remainder_on(plan: &Plan, unit: &Unit, kernel: Kernel) -> Counts {
+pub(crate) fn evaluate_remainder_on(plan: &Plan, unit: &Unit, run: impl Into<Runner>) -> Counts {
     reported(
         plan,
-        plan.search().count_remainder(plan.board(), unit, kernel),
+        plan.search()
+            .count_remainder(plan.board(), unit, run.into()),
     )
 }
 

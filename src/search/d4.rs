@@ -30,7 +30,7 @@ use super::dfs::{attacked_at, full_mask, Masks, MAX_N};
 use super::lookahead::lookahead;
 use super::method::{Board, Costing, Search, SymmetryNeeded};
 use super::{
-    symmetry, ClassifiedPart, CountedPart, Counts, Kernel, SolutionWeight, Unit, MAX_PREFIX,
+    symmetry, ClassifiedPart, CountedPart, Counts, Runner, SolutionWeight, Unit, MAX_PREFIX,
 };
 
 /// The two kinds of canonical solution, named by their first queens.
@@ -293,7 +293,7 @@ pub(crate) fn evaluate_rest(
     n: u32,
     unit: &Unit,
     placed: &[u32; MAX_N as usize],
-    kernel: Kernel,
+    run: Runner,
 ) -> Counts {
     if u32::from(unit.depth) + 3 > n {
         // The prefix leaves at most two rows: finish them here.
@@ -301,7 +301,7 @@ pub(crate) fn evaluate_rest(
     }
     let mut counts = Counts::default();
     for part in classified_parts(n, unit, placed, true) {
-        counts += part.evaluate_on(kernel, n);
+        counts += part.evaluate_on(run, n);
     }
     counts
 }
@@ -309,15 +309,10 @@ pub(crate) fn evaluate_rest(
 /// Counts the total and unique solutions of one D4 unit on `kernel`: its [`counted_part`] on the
 /// lanes and the [`evaluate_rest`] (as the engine does; for the tests here).
 #[cfg(test)]
-pub(crate) fn evaluate(
-    n: u32,
-    unit: &Unit,
-    placed: &[u32; MAX_N as usize],
-    kernel: Kernel,
-) -> Counts {
-    let mut counts = evaluate_rest(n, unit, placed, kernel);
+pub(crate) fn evaluate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize], run: Runner) -> Counts {
+    let mut counts = evaluate_rest(n, unit, placed, run);
     if let Some(part) = counted_part(n, unit, placed) {
-        counts += part.counts(part.count_on(kernel, n));
+        counts += part.counts(part.count_on(run, n));
     }
     counts
 }
@@ -379,8 +374,8 @@ impl Search for D4 {
     fn has_cpu_only_work(&self, board: &Board, unit: &Unit) -> bool {
         u32::from(unit.depth) + 3 > board.n
     }
-    fn count_remainder(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
-        evaluate_rest(board.n, unit, &board.rows, kernel)
+    fn count_remainder(&self, board: &Board, unit: &Unit, run: Runner) -> Counts {
+        evaluate_rest(board.n, unit, &board.rows, run)
     }
     fn nodes(&self, board: &Board, unit: &Unit) -> u64 {
         nodes(board.n, unit, &board.rows)
@@ -446,11 +441,11 @@ pub(crate) mod tests {
     use super::*;
     use crate::search::dfs::unconstrained;
 
-    fn run(n: u32, depth: u32, kernel: Kernel) -> Counts {
+    fn run(n: u32, depth: u32, on: Runner) -> Counts {
         let all = unconstrained(n);
         let mut c = Counts::default();
         for u in enumerate(n, depth, &all) {
-            c += evaluate(n, &u, &all, kernel);
+            c += evaluate(n, &u, &all, on);
         }
         c
     }
@@ -463,11 +458,9 @@ pub(crate) mod tests {
                 for kernel in crate::search::lanes::tests::kernels() {
                     let what = format!("n = {n}, {depth}, {kernel}");
                     let c = if n >= 8 {
-                        crate::search::lanes::tests::on_lanes(kernel, &what, || {
-                            run(n, depth, kernel)
-                        })
+                        crate::search::lanes::tests::on_lanes(kernel, &what, |r| run(n, depth, r))
                     } else {
-                        run(n, depth, kernel)
+                        run(n, depth, kernel.into())
                     };
                     assert_eq!(
                         (c.total, c.unique),
@@ -572,7 +565,7 @@ pub(crate) mod tests {
                 for kernel in crate::search::lanes::tests::kernels() {
                     let mut got = Counts::default();
                     for u in enumerate(n, depth, &allow) {
-                        got += evaluate(n, &u, &allow, kernel);
+                        got += evaluate(n, &u, &allow, kernel.into());
                     }
                     proptest::prop_assert_eq!(got, want, "depth {}, {}", depth, kernel);
                 }

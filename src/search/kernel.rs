@@ -92,6 +92,28 @@ const PORTABLE_FACTOR: f64 = 3.5;
 /// [`Kernel::cpu_time_factor`] of the depth-first search.
 const DFS_FACTOR: f64 = 9.2;
 
+/// A kernel as the searches run it: which kernel, and the fewest rows below a prefix for which
+/// its lanes take over from the depth-first search (smaller trees are searched depth first:
+/// filling the lanes costs more than it gains there). Passed down with every search, so that
+/// an engine can set the threshold of its own runs ([`crate::Engine::with_lane_min_rows`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Runner {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// The lane threshold, in rows below the prefix ([`super::lanes::MIN_ROWS`] by default).
+    pub lane_min_rows: u32,
+}
+
+impl From<Kernel> for Runner {
+    /// `kernel` with the default lane threshold.
+    fn from(kernel: Kernel) -> Runner {
+        Runner {
+            kernel,
+            lane_min_rows: super::lanes::MIN_ROWS,
+        }
+    }
+}
+
 impl FromStr for Kernel {
     type Err = Error;
     /// A kernel by name; `auto` is [`Kernel::best`]. Refused if this processor cannot run it.

@@ -10,7 +10,7 @@
 
 use super::dfs::{unconstrained, MAX_N};
 use super::symmetry::Symmetry;
-use super::{ClassifiedPart, CountedPart, Counts, Kernel, Unit};
+use super::{ClassifiedPart, CountedPart, Counts, Runner, Unit};
 use crate::names::named_enum;
 
 named_enum! {
@@ -159,10 +159,10 @@ pub(crate) trait Search: Sync {
     fn units(&self, board: &Board, depth: u32) -> Vec<Unit>;
 
     /// The counts of one unit on `kernel`.
-    fn count(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
-        let mut counts = self.count_remainder(board, unit, kernel);
+    fn count(&self, board: &Board, unit: &Unit, run: Runner) -> Counts {
+        let mut counts = self.count_remainder(board, unit, run);
         if let Some(part) = self.counted_part(board, unit) {
-            counts += part.counts(part.count_on(kernel, board.n));
+            counts += part.counts(part.count_on(run, board.n));
         }
         counts
     }
@@ -182,7 +182,7 @@ pub(crate) trait Search: Sync {
 
     /// The counts of a unit outside its counted part: its classified parts and whatever only
     /// the CPU does.
-    fn count_remainder(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts;
+    fn count_remainder(&self, board: &Board, unit: &Unit, run: Runner) -> Counts;
 
     /// The nodes (queens placed below the prefix) the search of a unit visits.
     fn nodes(&self, board: &Board, unit: &Unit) -> u64;

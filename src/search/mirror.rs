@@ -4,7 +4,7 @@
 
 use super::method::{Board, Costing, Method, Search, SymmetryNeeded};
 use super::plain;
-use super::{ClassifiedPart, CountedPart, Counts, Kernel, Unit};
+use super::{ClassifiedPart, CountedPart, Counts, Runner, Unit};
 use std::cmp::Ordering;
 
 /// The mirror method ([`Method::Mirror`]).
@@ -39,8 +39,8 @@ impl Search for Mirror {
     fn has_cpu_only_work(&self, board: &Board, unit: &Unit) -> bool {
         plain::has_cpu_only_work(board, unit)
     }
-    fn count_remainder(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
-        plain::count_remainder(board, unit, kernel)
+    fn count_remainder(&self, board: &Board, unit: &Unit, run: Runner) -> Counts {
+        plain::count_remainder(board, unit, run)
     }
     fn nodes(&self, board: &Board, unit: &Unit) -> u64 {
         plain::nodes(board, unit)

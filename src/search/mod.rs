@@ -32,7 +32,7 @@ pub mod symmetry;
 mod unit;
 
 pub use dfs::MAX_N;
-pub use kernel::Kernel;
+pub use kernel::{Kernel, Runner};
 pub use lanes::Searches;
 pub use method::Method;
 pub use unit::{ClassifiedPart, CountedPart, Counts, SolutionWeight, Unit, MAX_PREFIX};

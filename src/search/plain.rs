@@ -8,7 +8,7 @@ use super::dfs::{self, full_mask, Masks, MAX_N};
 use super::lookahead::lookahead;
 use super::method::{Board, Costing, Method, Search, SymmetryNeeded};
 use super::{
-    symmetry, ClassifiedPart, CountedPart, Counts, Kernel, SolutionWeight, Unit, MAX_PREFIX,
+    symmetry, ClassifiedPart, CountedPart, Counts, Runner, SolutionWeight, Unit, MAX_PREFIX,
 };
 use std::ops::ControlFlow;
 
@@ -34,8 +34,8 @@ impl Search for Plain {
     fn has_cpu_only_work(&self, board: &Board, unit: &Unit) -> bool {
         has_cpu_only_work(board, unit)
     }
-    fn count_remainder(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
-        count_remainder(board, unit, kernel)
+    fn count_remainder(&self, board: &Board, unit: &Unit, run: Runner) -> Counts {
+        count_remainder(board, unit, run)
     }
     fn nodes(&self, board: &Board, unit: &Unit) -> u64 {
         nodes(board, unit)
@@ -140,11 +140,11 @@ pub(crate) fn has_cpu_only_work(board: &Board, unit: &Unit) -> bool {
 
 /// The classified part on `kernel`, or the whole of a unit that leaves fewer than three rows,
 /// depth first.
-pub(crate) fn count_remainder(board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
+pub(crate) fn count_remainder(board: &Board, unit: &Unit, run: Runner) -> Counts {
     if searchable(board, unit) {
         let mut counts = Counts::default();
         for part in classified_parts(board, unit) {
-            counts += part.evaluate_on(kernel, board.n);
+            counts += part.evaluate_on(run, board.n);
         }
         return counts;
     }

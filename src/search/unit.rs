@@ -2,7 +2,7 @@
 
 use super::bounded::Rows;
 use super::dfs::{Masks, MAX_N};
-use super::Kernel;
+use super::Runner;
 use std::ops::AddAssign;
 
 /// The most rows a unit's prefix may fix (the deepest split).
@@ -90,8 +90,8 @@ pub struct CountedPart {
 
 impl CountedPart {
     /// The completions of this part on an `n` board, counted on the lanes of `kernel`.
-    pub fn count_on(&self, kernel: Kernel, n: u32) -> u64 {
-        super::lanes::count(kernel, n, self.first, self.masks, &self.rows)
+    pub fn count_on(&self, run: Runner, n: u32) -> u64 {
+        super::lanes::count(run, n, self.first, self.masks, &self.rows)
     }
 
     /// What `found` completions of this part add to a unit's counts.
@@ -155,11 +155,11 @@ pub enum SolutionWeight {
 
 impl ClassifiedPart {
     /// The counts of this part on an `n` board, walked on the lanes of `kernel`.
-    pub fn evaluate_on(&self, kernel: Kernel, n: u32) -> Counts {
+    pub fn evaluate_on(&self, run: Runner, n: u32) -> Counts {
         let mut s = self.prefix;
         let (first, n_us) = (self.first as usize, n as usize);
         let mut counts = Counts::default();
-        super::lanes::visit(kernel, n, self.first, self.masks, &self.rows, |tail| {
+        super::lanes::visit(run, n, self.first, self.masks, &self.rows, |tail| {
             s[first..n_us].copy_from_slice(tail);
             match self.weight {
                 SolutionWeight::Classes => {

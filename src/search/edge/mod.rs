@@ -54,7 +54,7 @@ use super::bounded::Rows;
 use super::dfs::{attacked_at, full_mask, unconstrained, Masks, MAX_N};
 use super::method::{Board, Costing, Search, SymmetryNeeded};
 use super::symmetry::{self, Symmetry};
-use super::{lanes, ClassifiedPart, CountedPart, Counts, Kernel, Unit, MAX_PREFIX};
+use super::{lanes, ClassifiedPart, CountedPart, Counts, Kernel, Runner, Unit, MAX_PREFIX};
 
 /// The edge queens of a solution: the top queen's column, the bottom queen's column, the left
 /// queen's row, the right queen's row. Stored in a unit as `[top, bottom, left, right]`.
@@ -332,12 +332,7 @@ fn credit(stabiliser: u8, s: &[u8]) -> Counts {
 
 /// Counts the total and unique solutions of one edge unit on `kernel`. `placed`: the allowed
 /// squares per row (all squares without pre-placed queens).
-pub(crate) fn evaluate(
-    n: u32,
-    unit: &Unit,
-    placed: &[u32; MAX_N as usize],
-    kernel: Kernel,
-) -> Counts {
+pub(crate) fn evaluate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize], run: Runner) -> Counts {
     let frame = Frame::from_array(unit.frame);
     let rows = frame.rows(n, placed);
     let first = u32::from(unit.depth);
@@ -358,14 +353,14 @@ pub(crate) fn evaluate(
     }
     if stabiliser == 1 {
         // Trivial stabiliser: every solution found is alone in its class's fibre, class of 8.
-        let found = count(kernel, n, first, unit.masks, &rows);
+        let found = count(run, n, first, unit.masks, &rows);
         return Counts {
             total: 8 * u128::from(found),
             unique: u128::from(found),
         };
     }
     let mut counts = Counts::default();
-    lanes::visit(kernel, n, first, unit.masks, &rows, |tail| {
+    lanes::visit(run, n, first, unit.masks, &rows, |tail| {
         s[first as usize..n as usize].copy_from_slice(tail);
         counts += credit(stabiliser, &s[..n as usize]);
     });
@@ -407,8 +402,8 @@ impl Search for Edge {
         enumerate(board.n, depth, &board.rows)
     }
     /// Its own search, which skips the rows of the edge queens rather than walking them.
-    fn count(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
-        evaluate(board.n, unit, &board.rows, kernel)
+    fn count(&self, board: &Board, unit: &Unit, run: Runner) -> Counts {
+        evaluate(board.n, unit, &board.rows, run)
     }
     fn counted_part(&self, board: &Board, unit: &Unit) -> Option<CountedPart> {
         counted_part(board.n, unit, &board.rows)
@@ -421,10 +416,10 @@ impl Search for Edge {
         self.counted_part(board, unit).is_none()
     }
     /// A unit with a counted part has nothing else; the others are all rest.
-    fn count_remainder(&self, board: &Board, unit: &Unit, kernel: Kernel) -> Counts {
+    fn count_remainder(&self, board: &Board, unit: &Unit, run: Runner) -> Counts {
         match self.counted_part(board, unit) {
             Some(_) => Counts::default(),
-            None => evaluate(board.n, unit, &board.rows, kernel),
+            None => evaluate(board.n, unit, &board.rows, run),
         }
     }
     fn nodes(&self, board: &Board, unit: &Unit) -> u64 {
@@ -464,8 +459,8 @@ impl Costing for Edge {
 /// [`Frame::rows`]), gives the same counts with more nodes, as the last two rows settled without
 /// a search are then the last free row and the bottom queen's, not the last two free rows
 /// (`results/2026-12-01-edge-notes/NOTE.md`).
-pub(crate) fn count(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
-    count_from(lanes::min_rows(), kernel, n, first, m, rows)
+pub(crate) fn count(run: Runner, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
+    count_from(run.lane_min_rows, run.kernel, n, first, m, rows)
 }
 
 /// [`count`], on the lanes from `min_rows` searched rows (the tests use every size).

@@ -9,11 +9,11 @@ use crate::{Engine, Job, Method};
 use proptest::prelude::*;
 use std::ops::ControlFlow;
 
-/// The sum over every unit of an `n` board within `allow`, split depth `depth`, on `kernel`.
-fn run(n: u32, depth: u32, allow: &[u32; MAX_N as usize], kernel: Kernel) -> Counts {
+/// The sum over every unit of an `n` board within `allow`, split depth `depth`, on `on`.
+fn run(n: u32, depth: u32, allow: &[u32; MAX_N as usize], on: Runner) -> Counts {
     let mut c = Counts::default();
     for u in enumerate(n, depth, allow) {
-        c += evaluate(n, &u, allow, kernel);
+        c += evaluate(n, &u, allow, on);
     }
     c
 }
@@ -26,9 +26,9 @@ fn matches_the_published_table() {
             for kernel in kernels() {
                 let what = format!("n = {n}, {depth}, {kernel}");
                 let c = if n >= 9 {
-                    on_lanes(kernel, &what, || run(n, depth, &unconstrained(n), kernel))
+                    on_lanes(kernel, &what, |r| run(n, depth, &unconstrained(n), r))
                 } else {
-                    run(n, depth, &unconstrained(n), kernel)
+                    run(n, depth, &unconstrained(n), kernel.into())
                 };
                 assert_eq!(
                     (c.total, c.unique),
@@ -166,7 +166,7 @@ fn frame_weight_alone_over_counts_classes() {
     let mut naive = Counts::default();
     for u in enumerate(n, 2, &all) {
         let rows = Frame::from_array(u.frame).rows(n, &all);
-        let found = count(Kernel::Dfs, n, u32::from(u.depth), u.masks, &rows);
+        let found = count(Kernel::Dfs.into(), n, u32::from(u.depth), u.masks, &rows);
         naive += Counts {
             total: u128::from(u.weight) * u128::from(found),
             unique: u128::from(found),
@@ -175,7 +175,7 @@ fn frame_weight_alone_over_counts_classes() {
     assert_eq!(naive.total, 14200);
     assert_eq!(naive.unique, 1812);
     for kernel in kernels() {
-        let exact = run(n, 2, &all, kernel);
+        let exact = run(n, 2, &all, kernel.into());
         assert_eq!((exact.total, exact.unique), (14200, 1787), "{kernel}");
     }
 }
@@ -373,7 +373,7 @@ proptest! {
         prop_assert!(want.unique >= 1);
         for depth in 1..=4 {
             for kernel in kernels() {
-                let got = run(n, depth, &allow, kernel);
+                let got = run(n, depth, &allow, kernel.into());
                 prop_assert_eq!(got, want, "n {} depth {}, {}", n, depth, kernel);
             }
         }

@@ -112,7 +112,7 @@ pub(crate) mod tests;
 
 use super::bounded::{self as search, Rows};
 use super::dfs::{full_mask, Masks, MAX_N};
-use super::Kernel;
+use super::{Kernel, Runner};
 use std::cell::Cell;
 use std::ops::{Add, AddAssign, Sub};
 
@@ -154,24 +154,10 @@ impl Sub for Searches {
 }
 
 thread_local! {
-    /// This thread's lane threshold ([`set_min_rows`]).
-    static MIN_ROWS_HERE: Cell<u32> = const { Cell::new(MIN_ROWS) };
     /// The searches this thread has run ([`searches`]).
     static SEARCHES: Cell<Searches> = const {
         Cell::new(Searches { lanes: 0, depth_first: 0 })
     };
-}
-
-/// The lane threshold of this thread: [`MIN_ROWS`] unless [`set_min_rows`] changed it.
-pub fn min_rows() -> u32 {
-    MIN_ROWS_HERE.with(Cell::get)
-}
-
-/// Sets the fewest rows below a prefix for which [`count`] and [`visit`] use the lanes, on this
-/// thread (the engine sets it on each worker: [`crate::Engine::with_lane_min_rows`]). Checks use
-/// 3 so that small boards reach the lanes too; the default is [`MIN_ROWS`].
-pub fn set_min_rows(rows: u32) {
-    MIN_ROWS_HERE.with(|c| c.set(rows));
 }
 
 /// The searches this thread has run so far; the engine takes the difference around each unit.
@@ -218,10 +204,10 @@ macro_rules! on_lanes {
 
 /// Counts the solutions below a prefix, like [`search::search`] with [`search::LeafCount`]: rows
 /// `first..n` (with `first + 3 <= n`), whose attacks on row `first` are `m`, under `rows`. On
-/// `kernel`, or the depth-first search if this processor cannot run it or the tree is small
-/// (fewer than [`min_rows`] rows).
-pub fn count(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
-    count_from(min_rows(), kernel, n, first, m, rows)
+/// `run`'s kernel, or the depth-first search if this processor cannot run it or the tree is
+/// small (fewer rows than its lane threshold).
+pub fn count(run: Runner, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
+    count_from(run.lane_min_rows, run.kernel, n, first, m, rows)
 }
 
 /// [`count`], on the lanes from `min_rows` rows below the prefix (the tests use every size).
@@ -241,13 +227,13 @@ fn count_from(min_rows: u32, kernel: Kernel, n: u32, first: u32, m: Masks, rows:
 
 /// Calls `f` with every solution below a prefix (rows `first..n`, `first + 3 <= n`, whose
 /// attacks on row `first` are `m`, under `rows`): the columns of rows `first..n`, in no
-/// particular order. On `kernel`, or the depth-first search if this processor cannot run it or
-/// the tree is small (fewer than [`min_rows`] rows).
+/// particular order. On `run`'s kernel, or the depth-first search if this processor cannot run
+/// it or the tree is small (fewer rows than its lane threshold).
 ///
 /// Each open node carries the columns of its queens (five bits a row), so this costs more per
 /// node than [`count`]; it serves searches whose every solution must be looked at.
-pub fn visit<F: FnMut(&[u8])>(kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows, f: F) {
-    visit_from(min_rows(), kernel, n, first, m, rows, f);
+pub fn visit<F: FnMut(&[u8])>(run: Runner, n: u32, first: u32, m: Masks, rows: &Rows, f: F) {
+    visit_from(run.lane_min_rows, run.kernel, n, first, m, rows, f);
 }
 
 /// [`visit`], on the lanes from `min_rows` rows below the prefix.

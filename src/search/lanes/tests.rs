@@ -10,15 +10,16 @@ pub(crate) fn kernels() -> Vec<Kernel> {
     Kernel::ALL.into_iter().filter(|k| k.available()).collect()
 }
 
-/// Runs `f` on this thread with the lanes taking every tree of three rows or more, and asserts
+/// Runs `f` with `kernel` set to take every tree of three rows or more on its lanes, and asserts
 /// that it searched on the lanes of `kernel` (a vector kernel) or depth first only (`dfs`): a
 /// loop over kernels tests the kernels it names.
-pub(crate) fn on_lanes<T>(kernel: Kernel, what: &str, f: impl FnOnce() -> T) -> T {
-    set_min_rows(3);
+pub(crate) fn on_lanes<T>(kernel: Kernel, what: &str, f: impl FnOnce(Runner) -> T) -> T {
     let before = searches();
-    let out = f();
+    let out = f(Runner {
+        kernel,
+        lane_min_rows: 3,
+    });
     let ran = searches() - before;
-    set_min_rows(MIN_ROWS);
     if kernel == Kernel::Dfs {
         assert_eq!(ran.lanes, 0, "{what}: dfs ran lane searches");
     } else {

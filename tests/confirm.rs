@@ -46,7 +46,7 @@ fn refused_hours(args: &[&str], stdin: &str) -> f64 {
 #[test]
 fn verify_and_count_of_centuries_stop_at_once_with_the_estimate() {
     // The estimate is the library's, for the kernel this machine runs (AVX-512 on the
-    // development machine: N = 21 1.9 hours, N = 27 202 years), rounded to two digits.
+    // development machine: N = 22 6.7 hours, N = 27 66 years), rounded to two digits.
     let model = |n: u32| estimate::cpu_time_of(n, Method::default(), false, Kernel::best());
     let close = |shown: f64, hours: f64| (shown / hours - 1.0).abs() < 0.05;
     let hours = |d: Duration| d.as_secs_f64() / 3600.0;

@@ -43,6 +43,18 @@ fn count_json_has_the_fields() {
     assert_eq!(v["method"], "edge");
     assert!(v["units"].as_u64().unwrap() > 0);
     assert!(v["elapsed_s"].as_f64().unwrap() >= 0.0);
+    // The estimate made before the run: the library's model for this job and kernel.
+    let model = nqueens::longrun::estimate::cpu_time_of(
+        10,
+        nqueens::Method::Edge,
+        false,
+        nqueens::Kernel::best(),
+    );
+    let estimated = v["estimated_cpu_s"].as_f64().unwrap();
+    assert!(
+        (estimated - model.as_secs_f64()).abs() < 1e-6,
+        "{estimated}"
+    );
     assert!(v.get("unique").is_none());
     let out = nq()
         .args(["count", "10", "--json", "--unique"])

@@ -11,7 +11,7 @@ use super::{parse_n, Exit, Failure, Result, UsageError};
 use clap::Args;
 use nqueens::bench::{self, export, BenchError, Machine, Results, Settings};
 use nqueens::known::MAX_KNOWN_N;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -108,13 +108,11 @@ fn parse_budget(s: &str) -> Result<u64, String> {
 fn settings(args: &BenchArgs) -> Result<Settings> {
     let n_max = args.n_max.unwrap_or(MAX_KNOWN_N);
     let defaults = Settings::defaults(num_cpus::get());
+    let budget = args.budget.unwrap_or(Settings::DEFAULT_BUDGET_S);
     let settings = Settings {
         n_min: args.n_min,
         n_max,
-        budget_s: match args.n_max {
-            Some(_) => None,
-            None => Some(args.budget.unwrap_or(Settings::DEFAULT_BUDGET_S)),
-        },
+        budget_s: args.n_max.is_none().then_some(budget),
         threads: args.threads.clone().unwrap_or(defaults.threads),
         repeat: args.repeat,
         split_depths: args.split_depth.clone().unwrap_or_default(),
@@ -150,13 +148,9 @@ pub fn run(args: &BenchArgs) -> Result<Exit> {
     // Before any run: a folder that cannot take the results stops here.
     let (out, created) = prepare(args.out.as_deref(), args.overwrite, &machine.host)?;
     let signals = super::longrun::catch_signals()?;
-    let mode = match (std::io::stderr().is_terminal(), args.progress) {
-        (true, _) => Mode::Bar,
-        (false, true) => Mode::Lines(Duration::from_secs(10)),
-        (false, false) => Mode::Off,
-    };
     // The progress of the timed runs, drawn as `count` draws its own.
-    let mut display = Display::new(mode).counting("runs");
+    let lines = args.progress.then_some(Duration::from_secs(10));
+    let mut display = Display::new(Mode::choose(false, lines)).counting("runs");
     let stop = Some(signals.cancel.clone());
     let result = bench::run(&settings, machine, &mut display, stop);
     // The bar cleared, the last line written in a log.
@@ -175,10 +169,10 @@ pub fn run(args: &BenchArgs) -> Result<Exit> {
     if let Some(w) = report.busy_warning() {
         note!("nqueens: warning: {w}");
     }
-    let (rows, partial) = (report.rows.len(), report.partial.is_some());
-    let kept = match partial {
-        true => format!("the {rows} rows measured by then are written, marked partial"),
-        false => format!("all {rows} rows are written"),
+    let rows = report.rows.len();
+    let kept = match report.partial {
+        Some(_) => format!("the {rows} rows measured by then are written, marked partial"),
+        None => format!("all {rows} rows are written"),
     };
     let code = match (&failure, signals.signal.load(Ordering::SeqCst)) {
         (Some(e), _) => {
@@ -202,9 +196,9 @@ fn write(report: &Results, dir: &Path, overwrite: bool, code: Exit) -> Result<Ex
     let mut stdout = std::io::stdout().lock();
     match save(report, dir, overwrite) {
         Ok(written) => {
-            for path in written {
-                writeln!(stdout, "{}", path.display())?;
-            }
+            written
+                .iter()
+                .try_for_each(|p| writeln!(stdout, "{}", p.display()))?;
             Ok(code)
         }
         Err(error) => {

@@ -22,7 +22,7 @@ use nqueens::longrun::estimate;
 use nqueens::longrun::ShardSpec;
 use nqueens::longrun::{Done, Finish, Prepared, Run, RunError};
 use nqueens::{Engine, Job, Method};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -105,15 +105,9 @@ impl LongRunArgs {
 
     /// How progress is shown: a bar on a terminal, lines when asked for, else nothing.
     fn mode(&self) -> Mode {
-        if self.quiet {
-            Mode::Off
-        } else if std::io::stderr().is_terminal() {
-            Mode::Bar
-        } else if self.progress || self.progress_every.is_some() {
-            Mode::Lines(self.progress_every.unwrap_or(Duration::from_secs(10)))
-        } else {
-            Mode::Off
-        }
+        let every = self.progress_every.unwrap_or(Duration::from_secs(10));
+        let lines = self.progress || self.progress_every.is_some();
+        Mode::choose(self.quiet, lines.then_some(every))
     }
 
     /// A note on stderr, unless --quiet.

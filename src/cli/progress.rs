@@ -12,7 +12,7 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 use nqueens::longrun::{clock, LogLines, Progress, Watch};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 /// How progress is shown.
@@ -24,6 +24,19 @@ pub enum Mode {
     Bar,
     /// A plain line every so often (stderr is a log).
     Lines(Duration),
+}
+
+impl Mode {
+    /// The display of a command: none when `quiet`, a bar on a terminal, else a line every
+    /// `lines` when asked for.
+    pub fn choose(quiet: bool, lines: Option<Duration>) -> Mode {
+        match (quiet, std::io::stderr().is_terminal(), lines) {
+            (true, _, _) => Mode::Off,
+            (false, true, _) => Mode::Bar,
+            (false, false, Some(every)) => Mode::Lines(every),
+            (false, false, None) => Mode::Off,
+        }
+    }
 }
 
 /// Columns left free at the end of a bar's line: the terminal echoes `^C` after it when the

@@ -29,9 +29,7 @@ pub const FILES: &[(&str, Render)] = &[
 ];
 
 /// `scaling.json` of `report`: what a program reads (the schema is documented on [`Results`]).
-pub fn json(report: &Results) -> Result<Vec<u8>, BenchError> {
-    json::render(report)
-}
+pub use json::render as json;
 
 /// Renders every result file of `report` into `dir` (created if missing), each written
 /// atomically. Returns the paths written.

@@ -287,7 +287,7 @@ pub(super) struct RowGaps<'a> {
 /// next (the shift of the diagonals between them), `cols_full` the board's columns, `m` the
 /// attacks on the first searched row (the columns of the queens placed in advance included).
 /// Only where [`gaps_run_on`] says so; the caller decides whether the tree is large enough
-/// for the lanes ([`min_rows`]).
+/// for the lanes (its [`Runner::lane_min_rows`]).
 pub fn count_with_gaps(
     kernel: Kernel,
     cols_full: u32,

@@ -237,12 +237,8 @@ fn announce(args: &LongRunArgs, prepared: &Prepared, engine: &Engine) {
     }
     let cpu = prepared.estimated_cpu();
     if cpu > estimate::CONFIRM_ABOVE {
-        let cores = engine.threads().clamp(1, num_cpus::get().max(1));
-        args.note(format!(
-            "estimated {} of CPU time, about {} on {cores} cores",
-            estimate::human(cpu),
-            estimate::human(cpu / cores as u32)
-        ));
+        let threads = engine.threads();
+        args.note(format!("estimated {}", estimate::CpuTime { cpu, threads }));
     }
 }
 

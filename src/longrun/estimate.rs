@@ -301,9 +301,32 @@ pub(crate) fn check_against(cpu: Duration, threads: usize, limit: Duration) -> R
     })
 }
 
+/// An estimated CPU time and the threads it runs on, in words: "6.7 hours of CPU time, about
+/// 3.3 hours on 2 cores" (at most as many cores as the machine has).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpuTime {
+    /// The CPU time.
+    pub cpu: Duration,
+    /// The threads of the run.
+    pub threads: usize,
+}
+
+impl std::fmt::Display for CpuTime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let cores = self.threads.clamp(1, num_cpus::get().max(1));
+        let plural = if cores == 1 { "core" } else { "cores" };
+        write!(
+            f,
+            "{} of CPU time, about {} on {cores} {plural}",
+            human(self.cpu),
+            human(self.cpu / cores as u32)
+        )
+    }
+}
+
 /// A duration in words, to two or three significant digits: "45 s", "13 min", "1.9 hours",
 /// "6.5 days", "202 years".
-pub fn human(d: Duration) -> String {
+pub(crate) fn human(d: Duration) -> String {
     let s = d.as_secs_f64();
     let (value, unit) = if s < 60.0 {
         (s, "s")
@@ -481,6 +504,14 @@ mod tests {
 
     #[test]
     fn durations_read_as_words() {
+        let run = CpuTime {
+            cpu: Duration::from_secs(7200),
+            threads: 1,
+        };
+        assert_eq!(
+            run.to_string(),
+            "2 hours of CPU time, about 2 hours on 1 core"
+        );
         assert_eq!(human(Duration::from_secs(45)), "45 s");
         assert_eq!(human(Duration::from_secs(780)), "13 min");
         assert_eq!(human(Duration::from_secs(3600)), "1 hour");

@@ -104,7 +104,7 @@ fn a_shard_and_a_resumed_run_count_only_their_part() {
     let whole = refused_hours(&["count", "26"], "");
     let half = refused_hours(&["count", "26", "--shard", "0/2", "--quiet"], "");
     assert!((0.45..0.55).contains(&(half / whole)), "{half} of {whole}");
-    // A checkpoint of N = 22 (17 hours) with every unit done leaves nothing to do: no --yes.
+    // A checkpoint of N = 22 (6.7 hours) with every unit done leaves nothing to do: no --yes.
     let dir = tempfile::tempdir().unwrap();
     let plan = Plan::new(Job::new(22).unwrap().with_split_depth(3).unwrap());
     let units = plan.units().len() as u32;

@@ -80,6 +80,7 @@ pub fn run(args: &ListArgs) -> Result<Exit> {
 
 /// The bytes free on the disk that standard output writes to, when it is a regular file (a
 /// pipe, a terminal or `/dev/null` has no such limit).
+#[cfg(unix)]
 fn room_of_stdout() -> Option<u64> {
     use std::os::fd::{AsFd, AsRawFd};
     let file = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?);
@@ -94,8 +95,18 @@ fn room_of_stdout() -> Option<u64> {
     }
     // SAFETY: the call succeeded, so it filled the struct.
     let vfs = unsafe { vfs.assume_init() };
+    // A file system that reports no blocks at all (some FUSE mounts) says nothing of its room.
+    if vfs.f_blocks == 0 {
+        return None;
+    }
     // The fields are u64 on 64-bit Linux, narrower on some other targets.
     #[allow(clippy::useless_conversion)]
     let (blocks, size) = (u64::from(vfs.f_bavail), u64::from(vfs.f_frsize));
     Some(blocks.saturating_mul(size))
+}
+
+/// Unknown elsewhere: only the time limit applies.
+#[cfg(not(unix))]
+fn room_of_stdout() -> Option<u64> {
+    None
 }

@@ -386,14 +386,14 @@ fn keep_result_file(done: &Done) -> std::io::Result<PathBuf> {
 /// The error of a temporary file that is gone (removed when it failed), without the "at path"
 /// that `tempfile` adds: naming it would send the reader to a file that does not exist.
 fn without_path(e: std::io::Error) -> std::io::Error {
-    let os = e
-        .get_ref()
-        .and_then(|p| std::error::Error::source(p))
-        .and_then(|s| s.downcast_ref::<std::io::Error>())
-        .and_then(std::io::Error::raw_os_error);
-    match os {
-        Some(code) => std::io::Error::from_raw_os_error(code),
-        None => std::io::Error::from(e.kind()),
+    match e.get_ref() {
+        // tempfile's errors end with " at path \"...\"" after the system's message.
+        Some(inner) => {
+            let text = inner.to_string();
+            let message = text.split(" at path ").next().unwrap_or_default();
+            std::io::Error::new(e.kind(), message.to_string())
+        }
+        None => e,
     }
 }
 

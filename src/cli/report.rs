@@ -38,8 +38,9 @@ struct CountJson {
     searches: nqueens::Searches,
     /// Wall time in seconds.
     elapsed_s: f64,
-    /// The CPU time in seconds that the model estimated before the run for what it counted
-    /// (`docs/PERFORMANCE.md`), beside which `elapsed_s` × `threads` is the CPU time it took.
+    /// The CPU time in seconds that the model estimated before the run for the units it counted
+    /// itself (`docs/PERFORMANCE.md`; a resumed run: not those of the checkpoint, whose time
+    /// `elapsed_s` includes).
     #[serde(skip_serializing_if = "Option::is_none")]
     estimated_cpu_s: Option<f64>,
     /// The OpenCL devices that counted, and the units each did (absent on the CPU alone).

@@ -339,5 +339,10 @@ impl DeviceWorker {
                 }
             }
         }
+        // The run ended before the device reached its injected failure (the CPU workers took
+        // every unit first): the failure asked for is still seen, as a device that took none.
+        if let Some(k) = self.fail_after {
+            lock(&self.errors).push((self.device, OpenClError::Injected(k).to_string()));
+        }
     }
 }

@@ -214,7 +214,7 @@ impl Engine {
     ///
     /// For checks of how failures are handled, the environment variable
     /// `NQUEENS_OPENCL_FAIL_AFTER=K` makes every device fail at its batch K + 1, or when it runs
-    /// out of units before that.
+    /// out of units or the run ends before that.
     pub fn with_devices(mut self, which: Devices) -> Result<Engine> {
         let (counters, note) = accel::open(which)?;
         self.fail_after = accel::fail_after()?;

@@ -82,15 +82,15 @@ impl Kind {
     /// separator included: the same for every solution, whose columns are a permutation of
     /// 1 to `n` (for an estimate of a listing's size before it starts).
     pub fn bytes_per_solution(self, n: u32) -> u64 {
-        let cols: Vec<u8> = (0..n).map(|c| c as u8).collect();
-        let mut p = Printer::new(self.format(), Vec::new());
-        let mut sizes = [0; 2];
-        for size in &mut sizes {
-            // Writing into a Vec cannot fail.
-            let _ = p.solution_bytes(u64::from(n), &cols);
-            *size = p.buf.len();
-        }
-        (sizes[1] - sizes[0]) as u64
+        let written = |solutions: usize| {
+            let mut p = Printer::new(self.format(), Vec::new());
+            for _ in 0..solutions {
+                // Writing into a Vec cannot fail.
+                let _ = p.solution(u64::from(n), 0..u64::from(n));
+            }
+            p.finish().map_or(0, |out| out.len() as u64)
+        };
+        written(2).saturating_sub(written(1))
     }
 }
 

@@ -213,9 +213,9 @@ impl ListingEstimate {
     amount(estimate.solutions),
     human_bytes(estimate.bytes),
     human(estimate.cpu),
-    human(estimate.cpu / estimate.threads as u32),
-    estimate.threads,
-    if estimate.threads == 1 { "core" } else { "cores" },
+    human(estimate.cpu / estimate.threads.max(1) as u32),
+    estimate.threads.max(1),
+    if estimate.threads <= 1 { "core" } else { "cores" },
     limits(*too_long, *room)
 )]
 pub struct ListingTooLarge {

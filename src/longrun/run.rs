@@ -426,7 +426,8 @@ pub struct Prepared {
     identity: Identity,
     /// The units' estimated costs, when the run needed them before it started.
     costs: Option<Vec<u64>>,
-    /// This run's units (its shard's, or all), in the order of the split (by falling cost).
+    /// This run's units (its shard's, or all): in the order of the split (by falling cost), or
+    /// in index order for a whole job whose costs were not needed before it started.
     mine: Vec<u32>,
     /// The units left to count, in the order they start.
     todo: Vec<u32>,

@@ -1,6 +1,6 @@
 //! Cheap estimates of how long each work unit takes, for honest progress bars and balanced shards.
 //!
-//! Each method estimates its own units (`Search::estimate` in `search::method`): plain,
+//! Each method estimates its own units (`Costing::estimate` in `search::method`): plain,
 //! mirror and d4 by looking a few rows ahead (`search::lookahead`; d4 through its
 //! branches' bound masks), edge by its own product of free squares (its units are nearly equal
 //! in cost; the look-ahead spread them over six orders of magnitude). This module scales them

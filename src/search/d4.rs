@@ -306,7 +306,7 @@ pub(crate) fn evaluate_rest(
     counts
 }
 
-/// Counts the total and unique solutions of one D4 unit on `kernel`: its [`counted_part`] on the
+/// Counts the total and unique solutions of one D4 unit on `run`'s kernel: its [`counted_part`] on the
 /// lanes and the [`evaluate_rest`] (as the engine does; for the tests here).
 #[cfg(test)]
 pub(crate) fn evaluate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize], run: Runner) -> Counts {

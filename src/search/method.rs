@@ -158,7 +158,7 @@ pub(crate) trait Search: Sync {
     /// that checkpoints and shards can name units by index.
     fn units(&self, board: &Board, depth: u32) -> Vec<Unit>;
 
-    /// The counts of one unit on `kernel`.
+    /// The counts of one unit on `run`'s kernel.
     fn count(&self, board: &Board, unit: &Unit, run: Runner) -> Counts {
         let mut counts = self.count_remainder(board, unit, run);
         if let Some(part) = self.counted_part(board, unit) {

@@ -138,7 +138,7 @@ pub(crate) fn has_cpu_only_work(board: &Board, unit: &Unit) -> bool {
     !searchable(board, unit)
 }
 
-/// The classified part on `kernel`, or the whole of a unit that leaves fewer than three rows,
+/// The classified part on `run`'s kernel, or the whole of a unit that leaves fewer than three rows,
 /// depth first.
 pub(crate) fn count_remainder(board: &Board, unit: &Unit, run: Runner) -> Counts {
     if searchable(board, unit) {

@@ -330,7 +330,7 @@ fn credit(stabiliser: u8, s: &[u8]) -> Counts {
     }
 }
 
-/// Counts the total and unique solutions of one edge unit on `kernel`. `placed`: the allowed
+/// Counts the total and unique solutions of one edge unit on `run`'s kernel. `placed`: the allowed
 /// squares per row (all squares without pre-placed queens).
 pub(crate) fn evaluate(n: u32, unit: &Unit, placed: &[u32; MAX_N as usize], run: Runner) -> Counts {
     let frame = Frame::from_array(unit.frame);

@@ -290,9 +290,11 @@ impl Engine {
         let total_units = shared.queue.order.len();
         let (work_tx, work_rx) = channel::unbounded::<CpuWork>();
         let errors: Arc<Mutex<Vec<(usize, String)>>> = Arc::default();
-        if total_units > 0 {
-            self.start_devices(&shared, &work_tx, &errors);
-        }
+        let devices = if total_units > 0 {
+            self.start_devices(&shared, &work_tx, &errors)
+        } else {
+            Vec::new()
+        };
         drop(work_tx);
         for worker in 0..self.threads.min(total_units) {
             let cpu = CpuWorker {
@@ -316,6 +318,14 @@ impl Engine {
             first_device: self.threads,
         };
         collect.run(&mut outcome, observer);
+        if !outcome.interrupted {
+            // Every unit is in: the device threads are done with their last batch, and what
+            // they say of their end (a failure) belongs to this run's report. A stopped run
+            // does not wait for a batch in flight.
+            for device in devices {
+                let _ = device.join();
+            }
+        }
         for (d, e) in lock(&errors).drain(..) {
             outcome.devices[d].error = Some(e);
         }
@@ -330,7 +340,9 @@ impl Engine {
         shared: &Shared,
         work: &channel::Sender<CpuWork>,
         errors: &Arc<Mutex<Vec<(usize, String)>>>,
-    ) {
+    ) -> Vec<std::thread::JoinHandle<()>> {
+        #[cfg_attr(not(feature = "opencl"), allow(unused_mut))]
+        let mut threads = Vec::new();
         #[cfg(feature = "opencl")]
         for (d, counter) in self.counters.iter().enumerate() {
             shared.alive.fetch_add(1, Ordering::Relaxed);
@@ -352,13 +364,15 @@ impl Engine {
             let spawned = std::thread::Builder::new()
                 .name(format!("nqueens-device-{d}"))
                 .spawn(move || worker.run());
-            if let Err(e) = spawned {
+            match spawned {
+                Ok(thread) => threads.push(thread),
                 // The closure (and its guard) is dropped: the CPU workers take over.
-                lock(errors).push((d, format!("could not start its thread: {e}")));
+                Err(e) => lock(errors).push((d, format!("could not start its thread: {e}"))),
             }
         }
         #[cfg(not(feature = "opencl"))]
         let _ = (shared, work, errors);
+        threads
     }
 
     /// An outcome of nothing done yet, with a record for every device.

@@ -350,8 +350,8 @@ fn output(
             // The whole job: the report names all its units.
             report.units = done.job_units;
             let of = Of {
-                shard: None,
                 estimated_cpu: Some(done.estimated_cpu),
+                ..Of::default()
             };
             print_report_of(&mut text, &report, unique, json, resumed, of)?;
         }

@@ -89,11 +89,7 @@ pub(super) fn print_report(
     json: bool,
     resumed_units: Option<usize>,
 ) -> Result<()> {
-    let of = Of {
-        shard: None,
-        estimated_cpu: None,
-    };
-    print_report_of(out, r, unique, json, resumed_units, of)
+    print_report_of(out, r, unique, json, resumed_units, Of::default())
 }
 
 /// Prints a finished count (see [`print_report`]) on standard output, which must take it: the
@@ -113,6 +109,7 @@ pub(super) fn print_count(r: &Report, unique: bool, json: bool) -> Result<()> {
 }
 
 /// What a report is of, beside its counts: a shard of a job, a run with an estimate.
+#[derive(Default)]
 pub(super) struct Of {
     /// The shard, for a shard.
     pub shard: Option<ShardOf>,

@@ -36,11 +36,8 @@ const NS_PER_SOLUTION: f64 = 8.9;
 /// A run estimated to take more CPU time than [`CONFIRM_ABOVE`], not confirmed.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[error(
-    "the run is estimated to take {} of CPU time (about {} on {cores} {}), more than the {} \
-     a run may take unconfirmed",
-    human(*cpu),
-    human(*cpu / (*cores).max(1) as u32),
-    if *cores == 1 { "core" } else { "cores" },
+    "the run is estimated to take {}, more than the {} a run may take unconfirmed",
+    CpuTime { cpu: *cpu, threads: *cores },
     human(*limit)
 )]
 pub struct TooLong {
@@ -134,7 +131,8 @@ pub struct ListingEstimate {
     pub bytes: f64,
     /// The CPU time of the search and of the writing.
     pub cpu: Duration,
-    /// The threads it runs on (one past [`crate::solutions::MAX_PARALLEL_N`]).
+    /// The threads it runs on (one past [`crate::solutions::MAX_PARALLEL_N`]); [`CpuTime`]
+    /// shares the time among at most the machine's cores.
     pub threads: usize,
 }
 
@@ -171,7 +169,7 @@ pub fn listing(job: &Job, format: Kind, limit: Option<u64>, threads: usize) -> L
     let threads = if n > crate::solutions::MAX_PARALLEL_N {
         1
     } else {
-        threads.clamp(1, num_cpus::get().max(1))
+        threads
     };
     ListingEstimate {
         solutions: listed * part,
@@ -208,14 +206,10 @@ impl ListingEstimate {
 /// the disk has room for, not confirmed.
 #[derive(Clone, Debug, PartialEq, Error)]
 #[error(
-    "the listing is estimated to write {} solutions, {}, in {} of CPU time (about {} on {} {}), \
-     more than {}",
+    "the listing is estimated to write {} solutions, {}, in {}, more than {}",
     amount(estimate.solutions),
     human_bytes(estimate.bytes),
-    human(estimate.cpu),
-    human(estimate.cpu / estimate.threads.max(1) as u32),
-    estimate.threads.max(1),
-    if estimate.threads <= 1 { "core" } else { "cores" },
+    CpuTime { cpu: estimate.cpu, threads: estimate.threads },
     limits(*too_long, *room)
 )]
 pub struct ListingTooLarge {
@@ -301,8 +295,8 @@ pub(crate) fn check_against(cpu: Duration, threads: usize, limit: Duration) -> R
     })
 }
 
-/// An estimated CPU time and the threads it runs on, in words: "6.7 hours of CPU time, about
-/// 3.3 hours on 2 cores" (at most as many cores as the machine has).
+/// An estimated CPU time and the threads it runs on, in words: "6.7 hours of CPU time (about
+/// 3.3 hours on 2 cores)", at most as many cores as the machine has. Every estimate is said so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CpuTime {
     /// The CPU time.
@@ -317,7 +311,7 @@ impl std::fmt::Display for CpuTime {
         let plural = if cores == 1 { "core" } else { "cores" };
         write!(
             f,
-            "{} of CPU time, about {} on {cores} {plural}",
+            "{} of CPU time (about {} on {cores} {plural})",
             human(self.cpu),
             human(self.cpu / cores as u32)
         )
@@ -510,7 +504,7 @@ mod tests {
         };
         assert_eq!(
             run.to_string(),
-            "2 hours of CPU time, about 2 hours on 1 core"
+            "2 hours of CPU time (about 2 hours on 1 core)"
         );
         assert_eq!(human(Duration::from_secs(45)), "45 s");
         assert_eq!(human(Duration::from_secs(780)), "13 min");

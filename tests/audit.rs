@@ -7,7 +7,7 @@ use crate::common;
 use crate::common::nq;
 
 use nqueens::known::published;
-use nqueens::longrun::audit::{self, Records, Sample};
+use nqueens::longrun::audit::{self, Recorded, Sample};
 use nqueens::longrun::Checkpoint;
 use nqueens::longrun::ShardResult;
 use nqueens::{Engine, Job, Method, Plan};
@@ -222,7 +222,7 @@ fn forged_but_consistent_shard_sets_are_refused_with_no_total() {
     refused(
         &two_claims,
         2,
-        &format!("unit {stolen} is not one of its units"),
+        &format!("unit {stolen} is not one of the units of shard"),
     );
     // The same set from another version of the program, whose assignment of units to shards
     // this one does not redo: the sum over the units still finds the unit claimed twice.
@@ -237,7 +237,8 @@ fn forged_but_consistent_shard_sets_are_refused_with_no_total() {
             r.unit_uniques.as_mut().unwrap().remove(0);
         }
     });
-    refused(&no_unit_0, 2, "unit 0 of the shard is missing");
+    refused(&no_unit_0, 2, "unit 0 of shard");
+    refused(&no_unit_0, 2, "is missing");
     // From another version: the sum over the units still finds the unit in no file.
     let no_unit_0 = forged(d, &no_unit_0, &|_, r| other_version(r));
     refused(&no_unit_0, 2, "unit 0 is in none of the 3 shard files");
@@ -317,7 +318,7 @@ fn a_checkpoint_unit_outside_the_shard_is_refused_on_resume() {
     let first = run(&[]);
     assert!(first.status.success(), "{first:?}");
     let mut c = Checkpoint::load(&ckpt).unwrap();
-    let plan = Records::of_checkpoint(c.clone()).plan(&ckpt).unwrap();
+    let plan = Recorded::of_checkpoint(c.clone()).plan(&ckpt).unwrap();
     let theirs = nqueens::longrun::ShardSpec { index: 1, count: 2 }.units(&plan);
     c.done.insert(theirs[0], nqueens::Counts::default());
     c.save(&ckpt).unwrap();
@@ -328,7 +329,7 @@ fn a_checkpoint_unit_outside_the_shard_is_refused_on_resume() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(&format!(
-            "unit {} is not one of this run's units",
+            "unit {} is not one of the units of shard 0/2",
             theirs[0]
         )),
         "{err}"
@@ -342,8 +343,8 @@ fn a_sampled_audit_finds_one_wrong_unit_as_often_as_predicted() {
     let honest = shard(dir.path(), 11, 0, 2, "s0.json", &[]);
     let bad = dir.path().join("bad.json");
     let unit = faulty(&honest, &bad, 11, 1);
-    let honest = Records::of_shard(&ShardResult::load(&honest).unwrap()).unwrap();
-    let bad = Records::of_shard(&ShardResult::load(&bad).unwrap()).unwrap();
+    let honest = Recorded::of_shard(&ShardResult::load(&honest).unwrap()).unwrap();
+    let bad = Recorded::of_shard(&ShardResult::load(&bad).unwrap()).unwrap();
     let plan = Arc::new(honest.plan(Path::new("s0.json")).unwrap());
     let engine = Engine::new(2).unwrap();
     let n = honest.units.len();
@@ -493,10 +494,22 @@ fn audits_repeat_by_seed_take_checkpoints_and_refuse_what_they_cannot_recount() 
         .code(2)
         .stderr(predicate::str::contains("format version 1"))
         .stderr(predicate::str::contains("cannot be audited"));
-    // Another program version: its units are not recounted by index. The other files are
-    // still audited, and a mismatch outranks the refusal.
+    // Another program version of the same unit enumeration: its units are recounted by index
+    // all the same (an audit is how another build's counts are checked). Another unit
+    // enumeration cannot be: the other files are still audited, and a mismatch outranks the
+    // refusal.
     let mut r = ShardResult::load(&f).unwrap();
     r.identity.program_version = "0.0.9".into();
+    r.seal();
+    let older = d.join("older.json");
+    r.save(&older).unwrap();
+    nq().arg("audit")
+        .args([&older, &f])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("older.json: shard 0/2"))
+        .stdout(predicate::str::contains("no mismatch: passed"));
+    r.identity.units_version += 1;
     r.seal();
     let other = d.join("other.json");
     r.save(&other).unwrap();
@@ -505,7 +518,7 @@ fn audits_repeat_by_seed_take_checkpoints_and_refuse_what_they_cannot_recount() 
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "cannot be recounted by this program: the program version",
+            "no job of this program has its identity: the unit version",
         ))
         .stdout(predicate::str::contains("s.json: shard 0/2"))
         .stdout(predicate::str::contains("INCOMPLETE"));

@@ -506,7 +506,11 @@ fn messages_say_what_to_do() {
     let text = dir.path().join("passwd");
     std::fs::write(&text, "root:x:0:0:root:/root:/bin/bash\n").unwrap();
     let t = text.to_str().unwrap();
-    usage_error(&["merge", t], None, "passwd is not a shard file of nqueens");
+    usage_error(
+        &["merge", t],
+        None,
+        "passwd is not a shard result file of nqueens",
+    );
     for args in [&["merge", t][..], &["merge", c]] {
         let err = String::from_utf8(nq().args(args).output().unwrap().stderr).unwrap();
         assert!(!err.contains("untouched"), "merge writes nothing: {err}");

@@ -362,7 +362,7 @@ fn a_runs_files_never_collide_and_foreign_files_are_not_replaced() {
     std::fs::write(d.join("notes.txt"), "my notes\n").unwrap();
     assert_refused(
         &run_in(d, &["count", "10", "--out", "notes.txt"], SECS),
-        "notes.txt is a file that nqueens did not write",
+        "notes.txt is not a shard result file of nqueens",
     );
     assert_eq!(std::fs::read(d.join("notes.txt")).unwrap(), b"my notes\n");
     let out = run_in(d, &["count", "10", "--checkpoint", "c.ckpt"], SECS);

@@ -33,7 +33,9 @@ fn json_with_a_shard_and_out_prints_the_shards_report() {
         .stdout("")
         .stderr(predicate::str::contains("--json with --shard needs --out"));
     // Without --json a written shard prints nothing, as before.
-    nq().args(["count", "12", "--shard", "1/2", "--quiet", "--out", o])
+    let other = dir.path().join("z.json");
+    nq().args(["count", "12", "--shard", "1/2", "--quiet", "--out"])
+        .arg(&other)
         .assert()
         .success()
         .stdout("");
@@ -56,8 +58,29 @@ fn out_without_a_shard_is_the_whole_job_and_unique_is_absent_unless_counted() {
         .assert()
         .success()
         .stdout(predicate::str::contains(r#""total":92,"method""#));
+    // Another job's result (here: with unique counts) does not replace it unasked (issue 33,
+    // item 4); with --overwrite it does.
+    let before = std::fs::read(&out).unwrap();
+    nq().args(["count", "8", "--unique", "--out", o, "--quiet"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "this run counts unique solutions and the file does not); it was left untouched; \
+             add --overwrite to replace it",
+        ));
+    assert_eq!(std::fs::read(&out).unwrap(), before);
     // Asked for, the unique count is in the file, on stdout and in the merge.
-    let v = json_of(&["count", "8", "--unique", "--json", "--out", o, "--quiet"]);
+    let v = json_of(&[
+        "count",
+        "8",
+        "--unique",
+        "--json",
+        "--out",
+        o,
+        "--overwrite",
+        "--quiet",
+    ]);
     assert_eq!(
         (v["total"].as_u64(), v["unique"].as_u64()),
         (Some(92), Some(12))

@@ -183,7 +183,13 @@ pub fn one_line(err: &Failure) -> String {
             line.push_str(&text);
         }
     }
-    let line = escape(&line.split_whitespace().collect::<Vec<_>>().join(" "));
+    // Escaped first, so that a newline in a name shows as `\n` rather than as a space; runs
+    // of spaces then shrink to one.
+    let line = escape(&line)
+        .split(' ')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
     // One line, of a length a terminal can show: a message quoting a huge file is cut.
     const MAX: usize = 2000;
     match line.char_indices().nth(MAX) {

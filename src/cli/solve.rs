@@ -39,7 +39,7 @@ pub fn run(args: &SolveArgs) -> Result<Exit> {
         .map_err(|e| super::UsageError(format!("{e} (use --format columns or json)")))?;
     let Some(solution) = construct(args.n)? else {
         note!("nqueens: {}", no_solution(args.n));
-        return Ok(Exit::Mismatch);
+        return Ok(Exit::NoSolution);
     };
     let mut printer = Printer::new(fmt, super::stdout());
     // The printer takes 0-based columns.

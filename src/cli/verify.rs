@@ -186,7 +186,7 @@ pub fn run(args: &VerifyArgs) -> Result<Exit> {
                 None => "published values".into(),
             }
         );
-        return Ok(Exit::Mismatch);
+        return Ok(Exit::Disagreed);
     }
     Ok(Exit::Done)
 }

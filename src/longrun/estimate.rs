@@ -49,6 +49,12 @@ pub struct TooLong {
     pub limit: Duration,
 }
 
+impl crate::Classify for TooLong {
+    fn class(&self) -> crate::Class {
+        crate::Class::Request
+    }
+}
+
 /// The number of solutions for N, published (N ≤ 27) or extrapolated (N ≤ 32).
 pub(crate) fn solutions(n: u32) -> f64 {
     if let Some(p) = known::published(n) {
@@ -219,6 +225,12 @@ pub struct ListingTooLarge {
     pub too_long: bool,
     /// The free bytes where the listing goes, when it would write more.
     pub room: Option<u64>,
+}
+
+impl crate::Classify for ListingTooLarge {
+    fn class(&self) -> crate::Class {
+        crate::Class::Request
+    }
 }
 
 /// The limits a listing would pass, in words.
@@ -491,7 +503,7 @@ mod tests {
         let n = costs.len() as u32;
         assert_eq!(share(&costs, 0..n), 1.0);
         assert_eq!(share(&costs, []), 0.0);
-        let half = crate::longrun::shard::assign(&costs, 2);
+        let half = crate::longrun::assign::assign(&costs, 2);
         let s = share(&costs, half[0].iter().copied());
         assert!((0.45..0.55).contains(&s), "{s}");
     }

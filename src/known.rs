@@ -128,14 +128,21 @@ pub fn check(n: u32, placed: bool, unique: bool, found: Counts) -> Result<Checke
     };
     let published = Counts {
         total: p.total,
-        unique: if unique { p.unique } else { 0 },
+        unique: p.unique,
     };
-    let found = Counts {
-        total: found.total,
-        unique: if unique { found.unique } else { 0 },
+    compare(n, unique, found, published).map(|()| Checked::AsPublished)
+}
+
+/// The rule of [`check`] against values given rather than the table's (`verify --table`): the
+/// total always, the unique count where it was counted.
+pub fn compare(n: u32, unique: bool, found: Counts, expected: Counts) -> Result<(), Mismatch> {
+    let asked = |c: Counts| Counts {
+        total: c.total,
+        unique: if unique { c.unique } else { 0 },
     };
+    let (found, published) = (asked(found), asked(expected));
     if found == published {
-        Ok(Checked::AsPublished)
+        Ok(())
     } else {
         Err(Mismatch {
             n,
@@ -174,6 +181,11 @@ mod tests {
         // Nothing published: beyond the table, or with placed queens.
         assert_eq!(check(28, false, false, c(1, 0)), Ok(Checked::Unpublished));
         assert_eq!(check(8, true, false, c(4, 0)), Ok(Checked::Unpublished));
+        // Given values: the same rule.
+        assert_eq!(compare(5, true, c(10, 2), c(10, 2)), Ok(()));
+        assert_eq!(compare(5, false, c(10, 2), c(10, 3)), Ok(()));
+        assert!(compare(5, true, c(10, 2), c(10, 3)).is_err());
+        assert!(compare(5, false, c(11, 2), c(10, 2)).is_err());
     }
 
     #[test]

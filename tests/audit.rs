@@ -302,6 +302,68 @@ fn forged_but_consistent_shard_sets_are_refused_with_no_total() {
     );
 }
 
+/// Issue 33, item 3: a finished checkpoint whose counts a faulty machine changed and resealed
+/// resumes to a total that `count` checks against the published value, as merge and audit do:
+/// MISMATCH, exit 1, no count printed, the file named and `audit` suggested.
+#[test]
+fn a_forged_resumed_total_is_a_mismatch_not_a_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("q.ckpt");
+    let args = |extra: &[&str]| {
+        let mut v: Vec<String> = ["count", "16", "--quiet", "--checkpoint"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        v.push(ckpt.to_str().unwrap().into());
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    nq().args(args(&[])).assert().success().stdout("14772512\n");
+    let honest = Checkpoint::load(&ckpt).unwrap();
+    let units = honest.done.len();
+    let forge = |edit: &dyn Fn(&mut Checkpoint)| {
+        let mut c = honest.clone();
+        edit(&mut c);
+        c.save(&ckpt).unwrap();
+    };
+    let first = *honest.done.keys().next().unwrap();
+    for (edit, total) in [
+        (
+            &(|c: &mut Checkpoint| c.done.get_mut(&first).unwrap().total += 8)
+                as &dyn Fn(&mut Checkpoint),
+            14772520,
+        ),
+        (
+            &|c: &mut Checkpoint| c.done.values_mut().for_each(|x| x.total = 1),
+            units as u128,
+        ),
+    ] {
+        forge(edit);
+        let out = nq().args(args(&[])).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(out.stdout.is_empty(), "a count printed: {out:?}");
+        assert!(
+            err.contains(&format!(
+                "the count of N = 16 is {total} solutions, but the published count is \
+                 14772512 solutions: MISMATCH"
+            )),
+            "{err}"
+        );
+        assert!(
+            err.contains("q.ckpt resumed holds each unit's counts"),
+            "{err}"
+        );
+        assert!(err.contains("nqueens audit --sample 1"), "{err}");
+        // The audit the message suggests finds the forged units.
+        nq().args(["audit", "--sample", "1"])
+            .arg(&ckpt)
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains("MISMATCH"));
+    }
+}
+
 /// A checkpoint is one run's own: a unit outside the run's shard, put there and resealed, is
 /// refused on resume, and the checkpoint left as it was.
 #[test]

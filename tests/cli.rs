@@ -210,8 +210,36 @@ fn verify_reports_a_mismatch() {
     usage_error(
         &["verify", "--table", "/nonexistent/t.txt"],
         None,
-        "cannot read the table /nonexistent/t.txt",
+        "cannot read /nonexistent/t.txt",
     );
+    // Through the one bounded reader of regular files (issue 33, item 5): a device that never
+    // ends, a FIFO no one writes, a file larger than any table are refused at once.
+    usage_error(
+        &["verify", "--table", "/dev/zero"],
+        None,
+        "/dev/zero is a character device, not a regular file",
+    );
+    let big = dir.path().join("big.txt");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(2 << 20)
+        .unwrap();
+    usage_error(
+        &["verify", "--table", &table_arg(&big)],
+        None,
+        "is larger than any table of values could be",
+    );
+    let fifo = dir.path().join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let started = std::time::Instant::now();
+        usage_error(
+            &["verify", "--table", &table_arg(&fifo)],
+            None,
+            "is a FIFO (named pipe), not a regular file",
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    }
 }
 
 fn usage_error(args: &[&str], stdin: Option<&str>, needle: &str) {

@@ -271,3 +271,33 @@ fn help_says_edge_is_the_default_method() {
         "{bench}"
     );
 }
+
+/// Issue 33, item 8: a result file of the whole job is its one shard 0/1, whether asked for as
+/// `--out` alone or as `--shard 0/1 --out`: one job, one identity (the split depth was the
+/// machine's default in one and the shards' in the other), so the two files are replicas.
+#[test]
+fn out_alone_and_shard_0_of_1_write_one_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    nq().args(["count", "12", "-q", "--out"])
+        .arg(&a)
+        .assert()
+        .success();
+    nq().args(["count", "12", "-q", "--shard", "0/1", "--out"])
+        .arg(&b)
+        .assert()
+        .success();
+    let (ra, rb) = (
+        ShardResult::load(&a).unwrap(),
+        ShardResult::load(&b).unwrap(),
+    );
+    assert_eq!(ra.identity, rb.identity);
+    nq().arg("merge")
+        .args([&a, &b])
+        .assert()
+        .success()
+        .stdout("14200\n")
+        .stderr(predicate::str::contains(
+            "1 of 1 shards confirmed by a replica",
+        ));
+}

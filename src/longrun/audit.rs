@@ -397,6 +397,59 @@ mod tests {
         assert!(hits.iter().all(|&h| (133..=267).contains(&h)), "{hits:?}");
     }
 
+    /// Files that record every unit of a job are summed each unit once and checked against
+    /// the published value, unique counts included (a planted fault compared totals only, and
+    /// no test saw it); a job not wholly recorded is not judged.
+    #[test]
+    fn whole_jobs_are_checked_total_and_unique() {
+        use crate::plan::Job;
+        let plan = Plan::new(Job::new(8).unwrap().with_unique(true));
+        let id = Identity::of(&plan);
+        let all: BTreeMap<u32, Counts> = plan
+            .units()
+            .iter()
+            .map(|u| {
+                (
+                    u.index,
+                    crate::plan::evaluate_on(&plan, u, crate::Kernel::Dfs),
+                )
+            })
+            .collect();
+        let file = |units: BTreeMap<u32, Counts>| Recorded {
+            identity: id.clone(),
+            shard: None,
+            kind: FileKind::Checkpoint,
+            host: None,
+            units,
+        };
+        let whole = file(all.clone());
+        let jobs = whole_jobs([&whole]);
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(
+            jobs[0].counts,
+            Counts {
+                total: 92,
+                unique: 12
+            }
+        );
+        assert_eq!(jobs[0].verdict, Ok(Checked::AsPublished));
+        // Two halves, overlapping: each unit once.
+        let (lo, hi): (Vec<_>, Vec<_>) = all.iter().partition(|(&u, _)| u % 2 == 0);
+        let lo = file(lo.into_iter().map(|(&u, &c)| (u, c)).collect());
+        let mut hi: BTreeMap<u32, Counts> = hi.into_iter().map(|(&u, &c)| (u, c)).collect();
+        hi.insert(0, all[&0]);
+        let hi = file(hi);
+        assert_eq!(whole_jobs([&lo, &hi])[0].verdict, Ok(Checked::AsPublished));
+        assert!(whole_jobs([&lo]).is_empty());
+        // A unique count off by one: the totals agree, the job does not.
+        let mut off = all.clone();
+        let k = *off.keys().find(|k| off[k].unique > 0).unwrap();
+        off.get_mut(&k).unwrap().unique += 1;
+        let jobs = whole_jobs([&file(off)]);
+        let m = jobs[0].verdict.unwrap_err();
+        assert_eq!((m.found.unique, m.published.unique), (13, 12));
+    }
+
     #[test]
     fn pass_probabilities_are_hypergeometric() {
         assert_eq!(pass_probability(10, 3, 0), 1.0);

@@ -455,19 +455,13 @@ pub fn read_bounded(path: &Path, bound: Bound) -> Result<Vec<u8>, FileError> {
         return Err(too_large());
     }
     let needed = size.saturating_add((bound.parse_memory)(size));
-    let memory = || FileError::Memory {
-        path: path.to_path_buf(),
-        needed,
-    };
-    let mut probe: Vec<u8> = Vec::new();
-    probe
-        .try_reserve_exact(usize::try_from(needed).map_err(|_| memory())?)
-        .map_err(|_| memory())?;
-    drop(probe);
-    let mut bytes = Vec::new();
-    bytes
-        .try_reserve_exact(size as usize)
-        .map_err(|_| memory())?;
+    if !memory_available(needed) {
+        return Err(FileError::Memory {
+            path: path.to_path_buf(),
+            needed,
+        });
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
     file.take(bound.bytes + 1)
         .read_to_end(&mut bytes)
         .map_err(|source| FileError::Read {
@@ -478,6 +472,43 @@ pub fn read_bounded(path: &Path, bound: Bound) -> Result<Vec<u8>, FileError> {
         return Err(too_large());
     }
     Ok(bytes)
+}
+
+/// Whether the system gives `bytes` of memory now: on Unix, whether that much address space can
+/// be mapped (and it is unmapped at once, never touched), so that the probe goes through no
+/// allocator (an allocator that ends the process on a refusal, as the `nqueens` binary's does,
+/// is not asked); elsewhere, whether a vector of that capacity can be reserved.
+pub fn memory_available(bytes: u64) -> bool {
+    let Ok(bytes) = usize::try_from(bytes) else {
+        return false;
+    };
+    if bytes == 0 {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        // SAFETY: a new private anonymous mapping that nothing else refers to, never read or
+        // written, and unmapped before returning.
+        unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                bytes,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            );
+            if p == libc::MAP_FAILED {
+                return false;
+            }
+            libc::munmap(p, bytes);
+            true
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        Vec::<u8>::new().try_reserve_exact(bytes).is_ok()
+    }
 }
 
 /// The most symbolic links followed from one path (Linux's own limit, `MAXSYMLINKS`).

@@ -246,20 +246,14 @@ where
             write!(f, "a list of at most {MAX_UNITS} items")
         }
         fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
-            let mut items: Vec<T> = Vec::new();
-            let hint = seq.size_hint().unwrap_or(0).min(1 << 16);
-            items
-                .try_reserve(hint)
-                .map_err(|_| serde::de::Error::custom("not enough memory"))?;
+            // The memory was asked for before the file was read (`FILE_BOUND`).
+            let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
             while let Some(item) = seq.next_element()? {
                 if items.len() == MAX_UNITS as usize {
                     return Err(serde::de::Error::custom(format!(
                         "a list of more than {MAX_UNITS} items, more than any job has units"
                     )));
                 }
-                items
-                    .try_reserve(1)
-                    .map_err(|_| serde::de::Error::custom("not enough memory"))?;
                 items.push(item);
             }
             Ok(items)

@@ -343,3 +343,58 @@ impl Observer for Driver<'_> {
         self.step()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::longrun::{Progress, SaveEvent};
+    use crate::Job;
+
+    /// Takes the checkpoint's folder away once the run's last unit is in: the saves that
+    /// unit and the end of the run make fail.
+    struct FolderGone {
+        dir: PathBuf,
+        away: PathBuf,
+        told: usize,
+    }
+
+    impl Watch for FolderGone {
+        fn progress(&mut self, p: &Progress) {
+            if p.units_done == p.units_total && self.dir.exists() {
+                std::fs::rename(&self.dir, &self.away).unwrap();
+            }
+        }
+        fn checkpoint(&mut self, _: &SaveEvent<'_>) {
+            self.told += 1;
+        }
+    }
+
+    /// Issue 33, item 1, at the library: every unit counted, the saves after the last failing,
+    /// the run is done all the same, with its whole count and the failed save said.
+    #[test]
+    fn a_run_whose_saves_fail_at_the_end_keeps_its_count() {
+        let top = tempfile::tempdir().unwrap();
+        let dir = top.path().join("d");
+        std::fs::create_dir(&dir).unwrap();
+        let engine = Engine::new(2).unwrap();
+        let job = Job::new(11).unwrap().with_unique(true);
+        let mut watch = FolderGone {
+            dir: dir.clone(),
+            away: top.path().join("away"),
+            told: 0,
+        };
+        let run = Run::new(job).checkpoint(dir.join("c.ckpt"), Duration::ZERO);
+        let finish = run.prepare(&engine).unwrap().execute(&engine, &mut watch);
+        let Ok(Finish::Done(done)) = finish else {
+            panic!("{finish:?}");
+        };
+        assert_eq!(
+            (done.report.counts.total, done.report.counts.unique),
+            (2680, 341)
+        );
+        let saved = done.checkpoint.unwrap();
+        assert!(saved.failed.is_some());
+        assert!(saved.holds < saved.of, "{saved:?}");
+        assert!(watch.told <= 1);
+    }
+}

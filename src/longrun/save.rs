@@ -203,6 +203,93 @@ impl<'a> Saver<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::longrun::Identity;
+    use crate::plan::{Job, Plan};
+    use crate::Counts;
+
+    /// A watch that keeps what it is told of the saves.
+    #[derive(Default)]
+    struct Told(Vec<String>);
+
+    impl Watch for Told {
+        fn checkpoint(&mut self, event: &SaveEvent<'_>) {
+            self.0.push(event.to_string());
+        }
+    }
+
+    /// The contract of the save path: a save that fails during the run is told once and the
+    /// run goes on (no error), the file keeping its last good content; the next save that
+    /// succeeds is told too; at the end the checkpoint says what it holds, or why its last save
+    /// failed.
+    #[test]
+    fn a_failed_save_is_told_once_retried_and_never_stops_the_run() {
+        let top = tempfile::tempdir().unwrap();
+        let dir = top.path().join("d");
+        let away = top.path().join("away");
+        std::fs::create_dir(&dir).unwrap();
+        let path = dir.join("c.ckpt");
+        let plan = Plan::new(Job::new(8).unwrap().with_split_depth(2).unwrap());
+        let mut ckpt = Checkpoint::new(Identity::of(&plan), None);
+        let mut locks = vec![RunLock::acquire(&path).unwrap()];
+        let file = (path.clone(), Duration::ZERO);
+        let mut saver = Saver::new(Some(&file), &ckpt, false, &mut locks);
+        let mut told = Told::default();
+        assert!(saver.save(&mut ckpt));
+        let mut unit = |saver: &mut Saver, ckpt: &mut Checkpoint, told: &mut Told, i: u32| {
+            ckpt.done.insert(
+                i,
+                Counts {
+                    total: 1,
+                    unique: 0,
+                },
+            );
+            saver.unit_done();
+            // Past the spacing of saves by their own cost.
+            std::thread::sleep(Duration::from_millis(60));
+            saver.as_it_goes(ckpt, 10, told)
+        };
+        unit(&mut saver, &mut ckpt, &mut told, 0).unwrap();
+        assert!(told.0.is_empty());
+        assert_eq!(Checkpoint::load(&path).unwrap().done.len(), 1);
+        // The folder gone: the saves fail, said once, and the run goes on.
+        std::fs::rename(&dir, &away).unwrap();
+        unit(&mut saver, &mut ckpt, &mut told, 1).unwrap();
+        unit(&mut saver, &mut ckpt, &mut told, 2).unwrap();
+        assert_eq!(told.0.len(), 1, "{:?}", told.0);
+        assert!(told.0[0].contains("cannot write"), "{}", told.0[0]);
+        assert!(
+            told.0[0].contains("keeps the 1 of 10 units of its last save, and the run goes on"),
+            "{}",
+            told.0[0]
+        );
+        assert_eq!(
+            Checkpoint::load(&away.join("c.ckpt")).unwrap().done.len(),
+            1
+        );
+        // Back: the next save succeeds and says so.
+        std::fs::rename(&away, &dir).unwrap();
+        unit(&mut saver, &mut ckpt, &mut told, 3).unwrap();
+        assert_eq!(told.0.len(), 2);
+        assert_eq!(
+            told.0[1],
+            "the checkpoint is saved again: it holds 4 of 10 units"
+        );
+        assert_eq!(Checkpoint::load(&path).unwrap().done.len(), 4);
+        // A failed last save is kept for the end, with what the file holds.
+        std::fs::rename(&dir, &away).unwrap();
+        ckpt.done.insert(
+            4,
+            Counts {
+                total: 1,
+                unique: 0,
+            },
+        );
+        assert!(!saver.save(&mut ckpt));
+        let saved = saver.finish(10).unwrap();
+        assert_eq!((saved.holds, saved.of), (4, 10));
+        assert!(saved.failed.is_some());
+        assert_eq!(saved.path, path);
+    }
 
     #[test]
     fn saves_are_spaced_by_their_own_cost() {

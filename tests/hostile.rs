@@ -948,7 +948,7 @@ fn a_save_that_fails_during_the_run_costs_no_count() {
     );
     // The file keeps what it says it keeps, and the same command finishes the job.
     let kept = nqueens::longrun::Checkpoint::load(&d.join("c.ckpt")).unwrap();
-    assert!(kept.done.len() > 0, "{err}");
+    assert!(!kept.done.is_empty(), "{err}");
     assert!(
         err.contains(&format!(
             "c.ckpt keeps the {} of 1764 units",

@@ -235,7 +235,7 @@ mod tests {
         let mut saver = Saver::new(Some(&file), &ckpt, false, &mut locks);
         let mut told = Told::default();
         assert!(saver.save(&mut ckpt));
-        let mut unit = |saver: &mut Saver, ckpt: &mut Checkpoint, told: &mut Told, i: u32| {
+        let unit = |saver: &mut Saver, ckpt: &mut Checkpoint, told: &mut Told, i: u32| {
             ckpt.done.insert(
                 i,
                 Counts {

@@ -66,6 +66,7 @@ pub mod known;
 pub mod longrun;
 mod names;
 mod plan;
+mod random;
 mod search;
 pub mod solutions;
 

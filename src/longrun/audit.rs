@@ -13,12 +13,12 @@ use super::checkpoint::Checkpoint;
 use super::envelope::{self, FileKind, Look};
 use super::error::{Foreign, StoreError};
 use super::identity::{Identity, Versions};
-use super::random::SplitMix64;
 use super::result::ShardResult;
 use super::spec::ShardSpec;
 use crate::engine::{Engine, Observer, RunOptions, UnitTiming};
 use crate::known::{self, Checked, Mismatch as Published};
 use crate::plan::Plan;
+use crate::random::SplitMix64;
 use crate::search::{Counts, Unit};
 use crate::{Class, Classify};
 use std::collections::{BTreeMap, HashMap};
@@ -154,7 +154,7 @@ impl Sample {
 
     /// A seed drawn at random, for an audit that prints its seed so it can be repeated.
     pub fn random_seed() -> u64 {
-        super::random::random_u64()
+        crate::random::random_u64()
     }
 
     /// How many of `units` units are recounted: the share rounded up, at least `min_units`,

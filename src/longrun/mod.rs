@@ -36,7 +36,7 @@ mod identity;
 pub mod lock;
 mod merge;
 mod progress;
-mod random;
+
 mod records;
 mod result;
 mod run;

@@ -98,7 +98,7 @@ impl ShardResult {
             unique: unique.then_some(sum.unique),
             elapsed_ms: envelope::millis(elapsed),
             host: super::host::host_name(),
-            run_id: Some(format!("{:016x}", super::random::random_u64())),
+            run_id: Some(format!("{:016x}", crate::random::random_u64())),
             estimated_imbalance_bp: (estimated_imbalance * 1e4).round() as u64,
             checksum: String::new(),
             identity,

@@ -669,6 +669,27 @@ fn the_standalone_script_checks_checksums_sums_and_prints_the_table() {
     r.save(&odd).unwrap();
     let out = python(&[odd.as_os_str()]);
     assert!(out.status.success(), "{out:?}");
+    // Keys reordered (the identity's too), pretty-printed, with a byte-order mark: nqueens reads
+    // it as it was written, and so does the script (issue 33, item 8).
+    // (serde_json's maps keep their keys in alphabetical order: "checksum" first, and the
+    // identity's "method" before "n".)
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut bytes = b"\xef\xbb\xbf".to_vec();
+    bytes.extend(serde_json::to_vec_pretty(&value).unwrap());
+    let reordered = d.join("reordered.json");
+    std::fs::write(&reordered, &bytes).unwrap();
+    let shown = String::from_utf8_lossy(&bytes[3..]).into_owned();
+    assert!(
+        shown.find("\"checksum\"") < shown.find("\"format\""),
+        "{shown}"
+    );
+    assert_eq!(
+        ShardResult::load(&reordered).unwrap(),
+        ShardResult::load(&files[0]).unwrap()
+    );
+    let out = python(&[reordered.as_os_str()]);
+    assert!(out.status.success(), "{out:?}");
     // Checksum made to match but the units not adding up: refused, by both.
     let mut r = ShardResult::load(&files[0]).unwrap();
     r.unit_totals.as_mut().unwrap()[0] += 1;

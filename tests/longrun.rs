@@ -386,10 +386,13 @@ fn a_killed_and_resumed_shard_writes_the_same_result() {
         a
     };
     let ckpt = dir.path().join("c1.json");
-    let resumed = dir.path().join("resumed.json");
+    // A result file of each size: one that N = 15 finished before its kill is not N = 16's
+    // (which would refuse to replace it, another job's).
+    let resumed = |n: u32| dir.path().join(format!("resumed{n}.json"));
     // Killed once some units are saved, before the shard can finish (a larger N on a machine
     // that finishes first).
-    let (n, args) = common::kill_mid_run(&[15, 16], &ckpt, |n| shard_args(n, &ckpt, &resumed));
+    let (n, args) = common::kill_mid_run(&[15, 16], &ckpt, |n| shard_args(n, &ckpt, &resumed(n)));
+    let resumed = resumed(n);
     assert!(!resumed.exists(), "the shard finished before the kill");
     run_to_end(&args);
     let whole = dir.path().join("whole.json");

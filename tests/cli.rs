@@ -601,3 +601,33 @@ fn messages_say_what_to_do() {
         );
     }
 }
+
+/// Issue 36, item 5: the Slurm script on a machine without Slurm says in one line what is
+/// missing and exits 2 (it died at its first sbatch with 127).
+#[test]
+fn the_slurm_script_says_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    // A PATH with the shell's tools but no Slurm.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    for tool in ["dirname", "mkdir", "sed"] {
+        let real = std::process::Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .output()
+            .unwrap();
+        let real = String::from_utf8(real.stdout).unwrap();
+        std::os::unix::fs::symlink(real.trim(), bin.join(tool)).unwrap();
+    }
+    let out = std::process::Command::new("bash")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm/submit.sh"))
+        .args(["12", "2"])
+        .arg(dir.path().join("job"))
+        .env("PATH", &bin)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("sbatch not found"), "{err}");
+    assert!(!dir.path().join("job").exists());
+}

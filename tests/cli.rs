@@ -619,7 +619,10 @@ fn the_slurm_script_says_what_is_missing() {
         std::os::unix::fs::symlink(real.trim(), bin.join(tool)).unwrap();
     }
     let out = std::process::Command::new("bash")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm/submit.sh"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scripts/slurm/submit.sh"
+        ))
         .args(["12", "2"])
         .arg(dir.path().join("job"))
         .env("PATH", &bin)

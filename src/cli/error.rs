@@ -127,6 +127,7 @@ by_class!(
     nqueens::longrun::RunError,
     nqueens::longrun::SetError,
     nqueens::longrun::ShardSpecError,
+    nqueens::longrun::StatusError,
     nqueens::longrun::lock::LockError,
     nqueens::longrun::audit::AuditError,
     nqueens::longrun::MergeError,

@@ -24,6 +24,7 @@ mod merge;
 mod progress;
 mod report;
 mod solve;
+mod status;
 mod uva750;
 mod verify;
 
@@ -63,6 +64,7 @@ enum Command {
     Uva750(uva750::Uva750Args),
     Merge(merge::MergeArgs),
     Audit(audit::AuditArgs),
+    Status(status::StatusArgs),
     #[cfg(feature = "bench")]
     Bench(bench::BenchArgs),
     Devices(devices::DevicesArgs),
@@ -109,6 +111,7 @@ pub fn run() -> Result<Exit> {
         Some(Command::Uva750(args)) => uva750::run(&args),
         Some(Command::Merge(args)) => merge::run(&args),
         Some(Command::Audit(args)) => audit::run(&args),
+        Some(Command::Status(args)) => status::run(&args),
         #[cfg(feature = "bench")]
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Devices(args)) => devices::run(&args),

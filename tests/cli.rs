@@ -634,3 +634,61 @@ fn the_slurm_script_says_what_is_missing() {
     assert!(err.contains("sbatch not found"), "{err}");
     assert!(!dir.path().join("job").exists());
 }
+
+/// Issue 36, item 4: `verify --json` writes one object per N (the count, the value compared
+/// with, the time, OK or MISMATCH), and every JSON output writes its seconds as measured, to the
+/// microsecond (`merge --json` wrote `1.5270000000000001`).
+#[test]
+fn verify_json_and_seconds_to_the_microsecond() {
+    let out = nq()
+        .args(["verify", "--max", "9", "--unique", "--json", "-t", "2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 9);
+    for (k, v) in lines.iter().enumerate() {
+        let n = k as u32 + 1;
+        let p = nqueens::known::published(n).unwrap();
+        assert_eq!(v["n"], n);
+        assert_eq!(v["total"].as_u64(), Some(p.total as u64));
+        assert_eq!(v["expected_total"].as_u64(), Some(p.total as u64));
+        assert_eq!(v["unique"].as_u64(), Some(p.unique as u64));
+        assert_eq!(v["status"], "OK");
+        assert!(v["elapsed_s"].as_f64().unwrap() >= 0.0);
+    }
+    // A table one value off: that line says MISMATCH, and the exit code is 1.
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t.txt");
+    std::fs::write(&table, "1 1\n2 0\n3 1\n").unwrap();
+    let out = nq()
+        .args(["verify", "--max", "3", "--json", "--table"])
+        .arg(&table)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().nth(2).unwrap().contains(r#""status":"MISMATCH""#), "{text}");
+    // Seconds in every JSON output: at most six decimals.
+    let s0 = dir.path().join("s0.json");
+    nq().args(["count", "11", "-q", "--out"]).arg(&s0).assert().success();
+    for args in [
+        vec!["count", "11", "--json"],
+        vec!["merge", "--json", s0.to_str().unwrap()],
+        vec!["status", "--json", s0.to_str().unwrap()],
+        vec!["verify", "--max", "8", "--json"],
+    ] {
+        let out = nq().args(&args).output().unwrap();
+        assert!(out.status.success(), "{args:?} {out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        for number in text.split(|c: char| !(c.is_ascii_digit() || c == '.')) {
+            if let Some((_, decimals)) = number.split_once('.') {
+                assert!(decimals.len() <= 6, "{args:?}: {number} in {text}");
+            }
+        }
+    }
+}

@@ -96,7 +96,7 @@ pub fn run(args: &MergeArgs) -> Result<Exit> {
             split_depth: id.split_depth,
             units: id.units,
             shards: m.shards,
-            shard_seconds: m.elapsed.as_secs_f64(),
+            shard_seconds: super::report::seconds(m.elapsed),
             files: m.files,
             replicated_shards: m.replicated,
             replicated_across_hosts: m.replicated_across_hosts,

@@ -64,9 +64,9 @@ struct StoppedJson {
     seconds: f64,
 }
 
-/// Seconds to the millisecond, as people read them.
+/// Seconds to the microsecond, as every JSON output writes them.
 fn secs(d: Duration) -> f64 {
-    (d.as_secs_f64() * 1e3).round() / 1e3
+    super::report::seconds(d)
 }
 
 /// A share to the thousandth of a percent.

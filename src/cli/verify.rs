@@ -36,6 +36,26 @@ pub struct VerifyArgs {
     /// be there, with UNIQUE when --unique is given.
     #[arg(long, value_name = "FILE")]
     table: Option<PathBuf>,
+    /// Print one JSON object per N (JSON Lines) instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The JSON form of one N's check.
+#[derive(serde::Serialize)]
+struct VerifyJson {
+    n: u32,
+    total: u128,
+    /// The value compared with (published, or from --table).
+    expected_total: u128,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unique: Option<u128>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected_unique: Option<u128>,
+    /// Wall time of the count, in seconds.
+    elapsed_s: f64,
+    /// `OK` or `MISMATCH`.
+    status: &'static str,
 }
 
 /// A value to compare with: the total, and the unique count when known.
@@ -146,7 +166,9 @@ pub fn run(args: &VerifyArgs) -> Result<Exit> {
     super::longrun::confirm(cpu, threads, args.yes, "add --yes to start it anyway")?;
     let engine = args.engine.engine(threads)?;
     let mut out = super::stdout();
-    if args.unique {
+    if args.json {
+        // One object per line, no table header.
+    } else if args.unique {
         writeln!(
             out,
             "{:>3} {:>12} {:>12} {:>10} {:>10} {:>9}  status",
@@ -175,7 +197,19 @@ pub fn run(args: &VerifyArgs) -> Result<Exit> {
         mismatches += usize::from(!ok);
         let status = if ok { "OK" } else { "MISMATCH" };
         let secs = r.elapsed.as_secs_f64();
-        if args.unique {
+        if args.json {
+            let j = VerifyJson {
+                n,
+                total: r.counts.total,
+                expected_total: published.total,
+                unique: args.unique.then_some(r.counts.unique),
+                expected_unique: args.unique.then_some(expected.unique),
+                elapsed_s: super::report::seconds(r.elapsed),
+                status,
+            };
+            serde_json::to_writer(&mut out, &j)?;
+            writeln!(out)?;
+        } else if args.unique {
             writeln!(
                 out,
                 "{n:>3} {:>12} {:>12} {:>10} {:>10} {secs:>8.3}s  {status}",

@@ -450,6 +450,43 @@ mod tests {
         assert_eq!((m.found.unique, m.published.unique), (13, 12));
     }
 
+    /// A file is read as what it is: a checkpoint's units, a result's per-unit records; a
+    /// result of format version 1, which has none, cannot be audited.
+    #[test]
+    fn records_load_from_checkpoints_and_results() {
+        use crate::longrun::ShardSpec;
+        use crate::plan::Job;
+        let dir = tempfile::tempdir().unwrap();
+        let plan = Plan::new(Job::new(8).unwrap().with_split_depth(2).unwrap());
+        let id = Identity::of(&plan);
+        let one = Counts { total: 4, unique: 0 };
+        let mut c = Checkpoint::new(id.clone(), Some(ShardSpec { index: 1, count: 2 }));
+        c.done.insert(3, one);
+        let ckpt = dir.path().join("c.ckpt");
+        c.save(&ckpt).unwrap();
+        let r = Recorded::load(&ckpt).unwrap();
+        assert_eq!((r.kind, r.shard, r.host.clone()), (FileKind::Checkpoint, c.shard, None));
+        assert_eq!(r.units, c.done);
+        let done: BTreeMap<u32, Counts> = [(3, one), (5, one)].into();
+        let mut result =
+            ShardResult::new(id, ShardSpec::WHOLE, &done, std::time::Duration::ZERO, 0.0);
+        result.host = "h".into();
+        result.seal();
+        let file = dir.path().join("r.json");
+        result.save(&file).unwrap();
+        let r = Recorded::load(&file).unwrap();
+        assert_eq!((r.kind, r.host.as_deref()), (FileKind::ShardResult, Some("h")));
+        assert_eq!(r.units, done);
+        assert_eq!(Recorded::of_shard(&result).unwrap().units, done);
+        (result.format_version, result.unit_totals, result.run_id) = (1, None, None);
+        result.seal();
+        assert_eq!(Recorded::of_shard(&result), None);
+        result.save(&file).unwrap();
+        assert!(matches!(Recorded::load(&file), Err(AuditError::NoRecords(_))));
+        // Seeds drawn at random differ (the same seed twice: one chance in 2^64).
+        assert_ne!(Sample::random_seed(), Sample::random_seed());
+    }
+
     #[test]
     fn pass_probabilities_are_hypergeometric() {
         assert_eq!(pass_probability(10, 3, 0), 1.0);
@@ -458,6 +495,8 @@ mod tests {
         // Two wrong of 10, three drawn: (8/10)(7/9)(6/8) = 7/15.
         assert!((pass_probability(10, 3, 2) - 7.0 / 15.0).abs() < 1e-12);
         assert_eq!(pass_probability(10, 3, 8), 0.0);
+        // Seven wrong of 10, three drawn: (3/10)(2/9)(1/8) = 1/120, the last case not 0.
+        assert!((pass_probability(10, 3, 7) - 1.0 / 120.0).abs() < 1e-12);
         assert_eq!(pass_probability(10, 10, 1), 0.0);
         let a = Audit {
             units: 1000,
@@ -474,6 +513,14 @@ mod tests {
             mismatches: Vec::new(),
         };
         assert_eq!(all.detects(0.999_999), Some(1));
+        // One unit of 10 drawn: only a file with every unit wrong is caught for certain.
+        let one = Audit {
+            units: 10,
+            checked: vec![4],
+            mismatches: Vec::new(),
+        };
+        assert_eq!(one.detects(0.999_999), Some(10));
+        assert_eq!(one.detects(0.5), Some(5));
         let none = Audit {
             units: 5,
             checked: Vec::new(),

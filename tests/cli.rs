@@ -672,10 +672,19 @@ fn verify_json_and_seconds_to_the_microsecond() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.lines().nth(2).unwrap().contains(r#""status":"MISMATCH""#), "{text}");
+    assert!(
+        text.lines()
+            .nth(2)
+            .unwrap()
+            .contains(r#""status":"MISMATCH""#),
+        "{text}"
+    );
     // Seconds in every JSON output: at most six decimals.
     let s0 = dir.path().join("s0.json");
-    nq().args(["count", "11", "-q", "--out"]).arg(&s0).assert().success();
+    nq().args(["count", "11", "-q", "--out"])
+        .arg(&s0)
+        .assert()
+        .success();
     for args in [
         vec!["count", "11", "--json"],
         vec!["merge", "--json", s0.to_str().unwrap()],

@@ -789,7 +789,10 @@ fn status_tells_how_far_a_sharded_job_is() {
     send("TERM", child.id());
     let stopped = child.wait().unwrap();
     if stopped.success() {
-        common::skip("status_tells_how_far_a_sharded_job_is", "shard 2 finished before SIGTERM");
+        common::skip(
+            "status_tells_how_far_a_sharded_job_is",
+            "shard 2 finished before SIGTERM",
+        );
         return;
     }
     assert_eq!(stopped.code(), Some(143));
@@ -831,9 +834,11 @@ fn status_tells_how_far_a_sharded_job_is() {
     for (path, bytes) in before {
         assert_eq!(std::fs::read(&path).unwrap(), bytes, "{}", path.display());
     }
-    assert!(!std::fs::read_dir(d)
+    assert!(!std::fs::read_dir(d).unwrap().any(|e| e
         .unwrap()
-        .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".lock")));
+        .file_name()
+        .to_string_lossy()
+        .ends_with(".lock")));
     // A file of another job among them: refused in one line.
     nq().args(["count", "12", "-q", "--shard", "0/4", "--out"])
         .arg(d.join("other.json"))
@@ -843,5 +848,7 @@ fn status_tells_how_far_a_sharded_job_is() {
         .arg(d)
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("other.json belongs to another job"));
+        .stderr(predicate::str::contains(
+            "other.json belongs to another job",
+        ));
 }

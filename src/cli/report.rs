@@ -182,4 +182,3 @@ pub(super) fn print_report_of(
 pub fn seconds(d: std::time::Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e6
 }
-

@@ -130,7 +130,11 @@ fn indices(list: &[u32]) -> String {
 /// The status in lines of text.
 fn lines(s: &Status) -> Vec<String> {
     let id = &s.identity;
-    let unique = if id.unique { ", with unique counts" } else { "" };
+    let unique = if id.unique {
+        ", with unique counts"
+    } else {
+        ""
+    };
     let mut lines = vec![format!(
         "job: N = {}, {}, split depth {}{unique}: {} shards, {} units ({} files read)",
         id.n, id.plan_method, id.split_depth, s.shards, s.units, s.files

@@ -365,6 +365,7 @@ pub fn whole_jobs<'a>(files: impl IntoIterator<Item = &'a Recorded>) -> Vec<Whol
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn samples_are_reproducible_uniform_and_of_the_stated_size() {
@@ -450,6 +451,65 @@ mod tests {
         assert_eq!((m.found.unique, m.published.unique), (13, 12));
     }
 
+    /// The recount finds a unit recorded wrong in its total, or in its unique count where the
+    /// job counts them (and only there), and recounts each unit as the engine counts it.
+    #[test]
+    fn an_audit_finds_units_off_in_total_or_unique() {
+        use crate::plan::Job;
+        let engine = Engine::new(2).unwrap();
+        for unique in [true, false] {
+            let job = Job::new(9)
+                .unwrap()
+                .with_split_depth(2)
+                .unwrap()
+                .with_unique(unique);
+            let plan = Arc::new(Plan::new(job));
+            let all: Vec<u32> = (0..plan.units().len() as u32).collect();
+            let honest = recount(&engine, &plan, &all).unwrap();
+            for u in &all {
+                let unit = &plan.units()[*u as usize];
+                assert_eq!(
+                    honest[u],
+                    crate::plan::evaluate_on(&plan, unit, crate::Kernel::Dfs)
+                );
+            }
+            let part = recount(&engine, &plan, &all[2..5]).unwrap();
+            assert_eq!(part.keys().copied().collect::<Vec<_>>(), all[2..5]);
+            let every = Sample {
+                fraction: 1.0,
+                min_units: 0,
+                seed: 1,
+            };
+            let file = |units: BTreeMap<u32, Counts>| Recorded {
+                identity: Identity::of(&plan),
+                shard: None,
+                kind: FileKind::Checkpoint,
+                host: None,
+                units,
+            };
+            let path = Path::new("f");
+            let a = audit(&engine, &plan, &file(honest.clone()), &every, path).unwrap();
+            assert_eq!(
+                (a.units, a.checked.len(), a.mismatches.len()),
+                (all.len(), all.len(), 0)
+            );
+            let k = *honest.keys().find(|k| honest[k].total > 0).unwrap();
+            for (dt, du) in [(1, 0), (0, 1)] {
+                let mut off = honest.clone();
+                off.get_mut(&k).unwrap().total += dt;
+                off.get_mut(&k).unwrap().unique += du;
+                let a = audit(&engine, &plan, &file(off.clone()), &every, path).unwrap();
+                let caught = a.mismatches.iter().map(|m| m.unit).collect::<Vec<_>>();
+                // A unique count off is a mismatch only where the job counts them.
+                let want = if dt == 1 || unique { vec![k] } else { vec![] };
+                assert_eq!(caught, want, "unique {unique}, {dt} {du}");
+                if let Some(m) = a.mismatches.first() {
+                    assert_eq!((m.recorded, m.recounted), (off[&k], honest[&k]));
+                }
+            }
+        }
+    }
+
     /// A file is read as what it is: a checkpoint's units, a result's per-unit records; a
     /// result of format version 1, which has none, cannot be audited.
     #[test]
@@ -459,13 +519,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let plan = Plan::new(Job::new(8).unwrap().with_split_depth(2).unwrap());
         let id = Identity::of(&plan);
-        let one = Counts { total: 4, unique: 0 };
+        let one = Counts {
+            total: 4,
+            unique: 0,
+        };
         let mut c = Checkpoint::new(id.clone(), Some(ShardSpec { index: 1, count: 2 }));
         c.done.insert(3, one);
         let ckpt = dir.path().join("c.ckpt");
         c.save(&ckpt).unwrap();
         let r = Recorded::load(&ckpt).unwrap();
-        assert_eq!((r.kind, r.shard, r.host.clone()), (FileKind::Checkpoint, c.shard, None));
+        assert_eq!(
+            (r.kind, r.shard, r.host.clone()),
+            (FileKind::Checkpoint, c.shard, None)
+        );
         assert_eq!(r.units, c.done);
         let done: BTreeMap<u32, Counts> = [(3, one), (5, one)].into();
         let mut result =
@@ -475,14 +541,20 @@ mod tests {
         let file = dir.path().join("r.json");
         result.save(&file).unwrap();
         let r = Recorded::load(&file).unwrap();
-        assert_eq!((r.kind, r.host.as_deref()), (FileKind::ShardResult, Some("h")));
+        assert_eq!(
+            (r.kind, r.host.as_deref()),
+            (FileKind::ShardResult, Some("h"))
+        );
         assert_eq!(r.units, done);
         assert_eq!(Recorded::of_shard(&result).unwrap().units, done);
         (result.format_version, result.unit_totals, result.run_id) = (1, None, None);
         result.seal();
         assert_eq!(Recorded::of_shard(&result), None);
         result.save(&file).unwrap();
-        assert!(matches!(Recorded::load(&file), Err(AuditError::NoRecords(_))));
+        assert!(matches!(
+            Recorded::load(&file),
+            Err(AuditError::NoRecords(_))
+        ));
         // Seeds drawn at random differ (the same seed twice: one chance in 2^64).
         assert_ne!(Sample::random_seed(), Sample::random_seed());
     }

@@ -388,6 +388,20 @@ mod tests {
         );
     }
 
+    /// The memory a read asks for: the file, and up to 120 bytes for every two of its bytes,
+    /// at most for every unit a job can have.
+    #[test]
+    fn the_memory_of_a_read_is_bounded_by_the_units_of_any_job() {
+        assert_eq!((FILE_BOUND.parse_memory)(1000), 60_000);
+        assert_eq!((FILE_BOUND.parse_memory)(1001), 60_000);
+        let most = u64::from(MAX_UNITS) * 120;
+        assert_eq!((FILE_BOUND.parse_memory)(MAX_FILE_BYTES), most);
+        assert_eq!(
+            (FILE_BOUND.parse_memory)(2 * u64::from(MAX_UNITS) + 10),
+            most
+        );
+    }
+
     #[test]
     fn lists_are_capped_as_they_are_read() {
         #[derive(Deserialize)]

@@ -349,6 +349,7 @@ mod tests {
     use super::*;
     use crate::longrun::{Progress, SaveEvent};
     use crate::Job;
+    use std::path::Path;
 
     /// Takes the checkpoint's folder away once the run's last unit is in: the saves that
     /// unit and the end of the run make fail.
@@ -367,6 +368,108 @@ mod tests {
         fn checkpoint(&mut self, _: &SaveEvent<'_>) {
             self.told += 1;
         }
+    }
+
+    /// A watch that records whether the checkpoint existed at the first progress.
+    struct FirstLook {
+        path: PathBuf,
+        existed: Option<bool>,
+    }
+
+    impl Watch for FirstLook {
+        fn progress(&mut self, _: &Progress) {
+            self.existed.get_or_insert_with(|| self.path.exists());
+        }
+    }
+
+    /// What a prepared run says of itself before it counts, and the first save of a fresh run
+    /// (a path that cannot be written fails before any work, not at the first interval).
+    #[test]
+    fn a_prepared_run_says_what_it_will_do_and_saves_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::new(2).unwrap();
+        let job = Job::new(10).unwrap().with_split_depth(2).unwrap();
+        let plan = Plan::new(job.clone());
+        let spec = ShardSpec { index: 1, count: 2 };
+        let mine = spec.units(&plan);
+        let path = dir.path().join("c.ckpt");
+        let fresh = Run::new(job.clone())
+            .shard(spec)
+            .checkpoint(&path, Duration::from_secs(60));
+        let p = fresh.prepare(&engine).unwrap();
+        assert_eq!(
+            (p.units(), p.job_units(), p.resumed()),
+            (mine.len(), plan.units().len(), 0)
+        );
+        assert_eq!(p.resumed_from(), None);
+        let costs = plan.costs();
+        let parts = crate::longrun::assign::assign(&costs, 2);
+        assert_eq!(
+            p.imbalance(),
+            crate::longrun::assign::imbalance(&costs, &parts)
+        );
+        let whole = crate::longrun::estimate::cpu_time(&job, Some(&plan), engine.kernel());
+        let share = crate::longrun::estimate::share(&costs, mine.iter().copied());
+        assert_eq!(p.estimated_cpu(), whole.mul_f64(share));
+        let mut look = FirstLook {
+            path: path.clone(),
+            existed: None,
+        };
+        assert!(matches!(p.execute(&engine, &mut look), Ok(Finish::Done(_))));
+        assert_eq!(look.existed, Some(true));
+        // Resumed: what the checkpoint holds.
+        let mut c = Checkpoint::load(&path).unwrap();
+        let kept: Vec<u32> = c.done.keys().copied().take(3).collect();
+        c.done.retain(|u, _| kept.contains(u));
+        c.save(&path).unwrap();
+        let again = Run::new(job)
+            .shard(spec)
+            .checkpoint(&path, Duration::from_secs(60));
+        let p = again.prepare(&engine).unwrap();
+        assert_eq!((p.resumed(), p.resumed_from()), (3, Some(path.as_path())));
+        assert!(p.estimated_cpu() < whole.mul_f64(share));
+    }
+
+    /// The one check of a whole job's total against the published value: a resumed checkpoint
+    /// whose counts were forged is a mismatch, with the finished run kept; a shard (a part) and
+    /// a job with placed queens (nothing published) are not checked.
+    #[test]
+    fn whole_jobs_are_checked_against_the_published_value_and_parts_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::new(2).unwrap();
+        let forge = |run: Run, path: &Path| -> Result<Finish, RunError> {
+            let p = run.clone().prepare(&engine).unwrap();
+            drop(p.execute(&engine, &mut ()).unwrap());
+            let mut c = Checkpoint::load(path).unwrap();
+            for counts in c.done.values_mut() {
+                counts.total = 1;
+            }
+            c.save(path).unwrap();
+            run.prepare(&engine).unwrap().execute(&engine, &mut ())
+        };
+        let every = Duration::from_secs(60);
+        let job = Job::new(10).unwrap();
+        let whole = dir.path().join("whole.ckpt");
+        match forge(Run::new(job.clone()).checkpoint(&whole, every), &whole) {
+            Err(RunError::Mismatch { done, mismatch }) => {
+                assert_eq!(mismatch.published.total, 724);
+                assert_eq!(mismatch.found.total, done.report.counts.total);
+                assert_eq!(done.report.counts.total, done.job_units as u128);
+            }
+            other => panic!("{other:?}"),
+        }
+        let part = dir.path().join("part.ckpt");
+        let shard = ShardSpec { index: 0, count: 2 };
+        let run = Run::new(job).shard(shard).checkpoint(&part, every);
+        assert!(matches!(forge(run, &part), Ok(Finish::Done(_))));
+        let placed = dir.path().join("placed.ckpt");
+        let queen = crate::Queen::one_based(5, 5).unwrap();
+        let job = Job::new(10).unwrap().with_placed(&[queen]).unwrap();
+        let run = Run::new(job.clone()).checkpoint(&placed, every);
+        let Ok(Finish::Done(done)) = run.prepare(&engine).unwrap().execute(&engine, &mut ()) else {
+            panic!("a job with placed queens has no published value to differ from");
+        };
+        assert!(done.report.counts.total > 0);
     }
 
     /// Issue 33, item 1, at the library: every unit counted, the saves after the last failing,

@@ -171,7 +171,9 @@ fn most_common(found: &[(PathBuf, Found)]) -> Option<&(PathBuf, Found)> {
             None => tally.push((key, 1, k)),
         }
     }
-    let best = tally.iter().max_by(|a, b| a.1.cmp(&b.1).then(b.2.cmp(&a.2)))?;
+    let best = tally
+        .iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.2.cmp(&a.2)))?;
     found.get(best.2)
 }
 

@@ -69,7 +69,7 @@ fn allowed(n: u32, placed: &[(u32, u32)]) -> Vec<u64> {
 
 /// The mean over [`PROBES`] probes of the tree under `allowed`: its nodes and its solutions.
 fn probe_all(n: u32, allowed: &[u64]) -> (f64, f64) {
-    let mut rng = crate::random::SplitMix64(0x6e71_7565_656e_73);
+    let mut rng = crate::random::SplitMix64(0x006e_7175_6565_6e73);
     let (mut nodes, mut solutions) = (0.0, 0.0);
     for _ in 0..PROBES {
         let (a, b) = probe(n, allowed, &mut rng);
@@ -84,8 +84,8 @@ fn probe_all(n: u32, allowed: &[u64]) -> (f64, f64) {
 fn probe(n: u32, allowed: &[u64], rng: &mut crate::random::SplitMix64) -> (f64, f64) {
     let (mut cols, mut left, mut right) = (0u64, 0u64, 0u64);
     let (mut weight, mut nodes) = (1.0f64, 1.0f64);
-    for row in 0..n as usize {
-        let free = allowed[row] & !(cols | left | right);
+    for &mask in allowed.iter().take(n as usize) {
+        let free = mask & !(cols | left | right);
         if free == 0 {
             return (nodes, 0.0);
         }

@@ -182,6 +182,54 @@ mod tests {
         )
     }
 
+    /// Before any work: links resolved to the files they name, the two files distinct, both
+    /// writable, both locked (a second run refused), a path through a file refused.
+    #[cfg(unix)]
+    #[test]
+    fn a_runs_files_are_resolved_checked_and_locked() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let (id, _) = result(8, ShardSpec::WHOLE);
+        let whole = ShardSpec::WHOLE;
+        std::os::unix::fs::symlink("real.ckpt", d.join("link.ckpt")).unwrap();
+        let mut ckpt = d.join("link.ckpt");
+        let mut out = d.join("r.json");
+        let locks = prepare(Some(&mut ckpt), Some(&mut out), &id, whole, false).unwrap();
+        assert_eq!(ckpt, d.join("real.ckpt"));
+        assert_eq!(locks.len(), 2);
+        assert!(crate::longrun::lock::lock_path(&ckpt).exists());
+        // A second run on either file.
+        let mut again = d.join("real.ckpt");
+        let e = prepare(Some(&mut again), None, &id, whole, false).unwrap_err();
+        assert!(matches!(e, RunError::Lock(_)), "{e}");
+        let mut again = d.join("r.json");
+        assert!(prepare(None, Some(&mut again), &id, whole, false).is_err());
+        drop(locks);
+        // One file for both, by name or through a link.
+        for (c, o) in [("x.json", "x.json"), ("link.ckpt", "real.ckpt")] {
+            let (mut c, mut o) = (d.join(c), d.join(o));
+            let e = prepare(Some(&mut c), Some(&mut o), &id, whole, false).unwrap_err();
+            assert!(matches!(e, RunError::SamePath { .. }), "{e}");
+        }
+        // A folder that does not exist; a path through a file.
+        std::fs::write(d.join("plain"), "x").unwrap();
+        for bad in ["no/such/dir/c.ckpt", "plain/c.ckpt"] {
+            let mut c = d.join(bad);
+            assert!(
+                prepare(Some(&mut c), None, &id, whole, false).is_err(),
+                "{bad}"
+            );
+            let mut o = d.join(bad);
+            assert!(
+                prepare(None, Some(&mut o), &id, whole, false).is_err(),
+                "{bad}"
+            );
+        }
+        // Nothing there is nothing to refuse; a path that cannot be read is not "nothing".
+        assert!(check_replaceable(&d.join("no/such/dir/x.json"), &id, whole, false).is_ok());
+        assert!(check_replaceable(&d.join("plain/x.json"), &id, whole, true).is_err());
+    }
+
     /// The `--out` rule, case by case (issue 33, item 4): what is replaced silently, what only
     /// with `overwrite`, what never; a refused file is never changed.
     #[test]

@@ -354,6 +354,19 @@ mod tests {
         );
     }
 
+    /// Placed queens are named 1-based, sorted, as people write them.
+    #[test]
+    fn placed_queens_are_named_one_based() {
+        let queens = [
+            Queen::one_based(7, 2).unwrap(),
+            Queen::one_based(1, 3).unwrap(),
+        ];
+        let job = Job::new(8).unwrap().with_placed(&queens).unwrap();
+        let id = Identity::of(&Plan::new(job));
+        assert_eq!(id.placed, vec![[1, 3], [7, 2]]);
+        assert_eq!(Identity::of(&id.replan(Versions::ThisProgram).unwrap()), id);
+    }
+
     #[test]
     fn a_file_is_replanned_to_its_very_identity_or_refused() {
         let a = id(10, 2);

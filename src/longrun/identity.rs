@@ -367,6 +367,26 @@ mod tests {
         assert_eq!(Identity::of(&id.replan(Versions::ThisProgram).unwrap()), id);
     }
 
+    /// As many placed queens as the largest board has rows (a whole solution of N = 32) is a
+    /// job like any other.
+    #[test]
+    fn a_whole_board_of_placed_queens_is_replanned() {
+        let n = crate::search::MAX_N;
+        let columns: Vec<u32> = crate::solutions::construct(n.into())
+            .unwrap()
+            .unwrap()
+            .map(|c| c as u32)
+            .collect();
+        let queens: Vec<Queen> = (1..=n)
+            .zip(columns)
+            .map(|(r, c)| Queen::one_based(r, c).unwrap())
+            .collect();
+        let job = Job::new(n).unwrap().with_placed(&queens).unwrap();
+        let id = Identity::of(&Plan::new(job));
+        assert_eq!(id.placed.len(), n as usize);
+        assert_eq!(Identity::of(&id.replan(Versions::ThisProgram).unwrap()), id);
+    }
+
     #[test]
     fn a_file_is_replanned_to_its_very_identity_or_refused() {
         let a = id(10, 2);

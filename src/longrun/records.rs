@@ -586,6 +586,20 @@ mod tests {
         );
     }
 
+    /// A job of the most units any job has is one; one more is not.
+    #[test]
+    fn the_most_units_are_allowed_and_no_more() {
+        let mut id = identity(false);
+        id.units = MAX_UNITS;
+        let last = MAX_UNITS - 1;
+        assert!(Records::check(&id, claimed(&[0, last], &[1, 1], None)).is_ok());
+        id.units = MAX_UNITS + 1;
+        assert_eq!(
+            Records::check(&id, claimed(&[0], &[1], None)),
+            Err(RecordError::TooManyUnits(MAX_UNITS + 1))
+        );
+    }
+
     #[test]
     fn the_bound_is_n_factorial() {
         assert_eq!(max_solutions(8), 40320);

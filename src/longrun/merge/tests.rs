@@ -222,6 +222,44 @@ fn shards_that_trade_units_are_refused_though_their_sizes_match() {
     }
 }
 
+/// As many shards as the job has units (one unit each) merge; three replicas of a shard are
+/// compared all together (one of them off is a disagreement).
+#[test]
+fn one_unit_a_shard_and_three_replicas() {
+    let units = Job8::new(false, 1).plan.units().len() as u32;
+    let j = Job8::new(false, units);
+    let files: Vec<(PathBuf, ShardResult)> = (0..units)
+        .map(|i| file(&format!("s{i}"), &j.result(i, "a")))
+        .collect();
+    assert_eq!(merge(&files).unwrap().counts.total, 92);
+    let j = Job8::new(false, 2);
+    let (a0, a1, b1, c1) = (
+        j.result(0, "a"),
+        j.result(1, "a"),
+        j.result(1, "b"),
+        j.result(1, "c"),
+    );
+    let m = merge(&[
+        file("a0", &a0),
+        file("a1", &a1),
+        file("b1", &b1),
+        file("c1", &c1),
+    ])
+    .unwrap();
+    assert_eq!((m.counts.total, m.files, m.replicated), (92, 4, 1));
+    let mut bad = c1.clone();
+    bad.unit_totals.as_mut().unwrap()[0] += 1;
+    bad.total += 1;
+    bad.seal();
+    let e = merge(&[
+        file("a0", &a0),
+        file("a1", &a1),
+        file("b1", &b1),
+        file("bad", &bad),
+    ]);
+    assert!(matches!(e, Err(MergeError::Disagree(_))), "{e:?}");
+}
+
 #[test]
 fn sets_that_are_not_one_whole_job_are_refused() {
     let j = Job8::new(false, 3);

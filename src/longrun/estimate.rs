@@ -83,7 +83,7 @@ pub fn cpu_time_of(n: u32, method: Method, unique: bool, kernel: Kernel) -> Dura
 
 /// The estimated CPU time of a whole job: that of the same job without its pre-placed queens,
 /// with the method the plan uses (`plan`, made when missing, and only for pre-placed queens),
-/// times the share of the search tree the queens keep ([`crate::plan::sample`]: random probes
+/// times the share of the search tree the queens keep (random probes
 /// of the tree, wherever the queens stand).
 pub fn cpu_time(job: &Job, plan: Option<&Plan>, kernel: Kernel) -> Duration {
     if job.placed().is_empty() {
@@ -112,7 +112,7 @@ fn kept(job: &Job) -> sample::Kept {
 /// the counts' is) and a time per byte written, both measured with `scripts/timing.sh model`
 /// (`docs/PERFORMANCE.md`). The solutions are the published counts (extrapolated past
 /// N = 27); pre-placed queens keep their share of the search (the time) and of the solutions
-/// (the bytes), estimated by probes of the tree ([`crate::plan::sample`]).
+/// (the bytes), estimated by random probes of the tree.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ListingEstimate {
     /// The solutions written.

@@ -11,7 +11,7 @@
 //!   counted exactly once and that replicas agree;
 //! * [`audit`]: a seeded random sample of the units a shard result or checkpoint records,
 //!   counted again (on any kernel, on any machine) and compared unit by unit;
-//! * [`status`]: how far a sharded job is, from its files alone;
+//! * [`status()`]: how far a sharded job is, from its files alone;
 //! * [`lock`]: one run per checkpoint or result file;
 //! * [`estimate`]: the CPU time a job (or what is left of it) will take, and the rule that a run
 //!   of more than an hour needs confirmation.

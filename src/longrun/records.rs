@@ -424,6 +424,7 @@ mod tests {
         // The last unit, and sums up to N! exactly.
         let last = id.units - 1;
         assert!(Records::check(&plain, claimed(&[last], &[40320], None)).is_ok());
+        assert!(Records::check(&id, claimed(&[last], &[40320], Some(&[40320]))).is_ok());
         // Sums alone (a result file of format version 1).
         let v1 = Claimed {
             units: &[0, 1],

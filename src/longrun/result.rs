@@ -248,6 +248,13 @@ mod tests {
         let r = ShardResult::new(id, ShardSpec::WHOLE, &done, Duration::from_millis(7), 0.123);
         assert_eq!(r.format_version, 2);
         assert_eq!(r.estimated_imbalance_bp, 1230);
+        assert_eq!(
+            r.counts(),
+            Counts {
+                total: 4,
+                unique: 0
+            }
+        );
         assert_eq!(r.unit_counts().unwrap(), done);
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("r.json");

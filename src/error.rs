@@ -9,7 +9,7 @@ pub enum Error {
     #[error("N must be between {min} and {max}, got {n}")]
     BoardSize {
         /// The size asked for.
-        n: u64,
+        n: u32,
         /// The smallest supported size.
         min: u32,
         /// The largest supported size.

@@ -219,9 +219,9 @@ fn unique_with_placed_queens_is_refused() {
 
 #[test]
 fn construction_is_valid_for_every_n_to_2000() {
-    for n in (1..=2000u64).filter(|&n| n != 2 && n != 3) {
-        let s: Vec<u64> = construct(n).unwrap().unwrap().map(|c| c - 1).collect();
-        assert_eq!(s.len() as u64, n);
+    for n in (1..=2000u32).filter(|&n| n != 2 && n != 3) {
+        let s: Vec<u64> = construct(n).unwrap().unwrap().map(|c| u64::from(c) - 1).collect();
+        assert_eq!(s.len(), n as usize);
         assert!(is_solution(&s), "n = {n}");
     }
     assert_eq!(construct(2), Ok(None));
@@ -231,8 +231,8 @@ fn construction_is_valid_for_every_n_to_2000() {
 
 #[test]
 fn construction_is_valid_for_large_n() {
-    for n in [100_000u64, 100_001, 100_002, 100_003, 1_000_000, 1_000_003] {
-        let s: Vec<u64> = construct(n).unwrap().unwrap().map(|c| c - 1).collect();
+    for n in [100_000u32, 100_001, 100_002, 100_003, 1_000_000, 1_000_003] {
+        let s: Vec<u64> = construct(n).unwrap().unwrap().map(|c| u64::from(c) - 1).collect();
         assert!(is_solution(&s), "n = {n}");
     }
 }
@@ -240,8 +240,8 @@ fn construction_is_valid_for_large_n() {
 #[test]
 #[ignore = "10^7 rows: a few seconds; run by scripts/slow-checks.sh"]
 fn construction_is_valid_for_ten_million() {
-    for n in [10_000_000u64, 10_000_001, 10_000_002, 10_000_003] {
-        let s: Vec<u64> = construct(n).unwrap().unwrap().map(|c| c - 1).collect();
+    for n in [10_000_000u32, 10_000_001, 10_000_002, 10_000_003] {
+        let s: Vec<u64> = construct(n).unwrap().unwrap().map(|c| u64::from(c) - 1).collect();
         assert!(is_solution(&s), "n = {n}");
     }
 }

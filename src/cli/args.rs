@@ -6,7 +6,7 @@
 use super::{shown, Result, UsageError};
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::Args;
-use nqueens::{Devices, Engine, Named, Queen, MAX_THREADS};
+use nqueens::{Devices, Engine, Named, Queen, MAX_N, MAX_THREADS};
 use std::marker::PhantomData;
 
 /// A value parser for a named enum of the library: its names (with their help) are clap's
@@ -201,12 +201,14 @@ pub fn whole<T: std::str::FromStr<Err = std::num::ParseIntError>>(s: &str) -> Re
 
 /// Parses a board size: an integer in 1..=32.
 pub fn parse_n(s: &str) -> Result<u32, String> {
+    // Parsed wider than N, so that a number past `u32` gets the range in the message too.
     let n: u64 = s.trim().parse().map_err(|_| {
         format!(
-            "'{}' is not a board size (a whole number from 1 to 32)",
+            "'{}' is not a board size (a whole number from 1 to {MAX_N})",
             shown(s)
         )
     })?;
+    let n = u32::try_from(n).map_err(|_| format!("N must be between 1 and {MAX_N}, got {n}"))?;
     nqueens::check_n(n).map_err(|e| e.to_string())
 }
 

@@ -724,7 +724,7 @@ pub use crate::search::lanes::MIN_ROWS as LANE_MIN_ROWS;
 /// halving (first-row queen in the left half, counted twice; for odd N the middle column once).
 /// It uses no work units and no threads; the parallel engine is measured against it.
 pub fn serial_count(n: u32) -> Result<u128> {
-    let n = crate::plan::check_n(u64::from(n))?;
+    let n = crate::plan::check_n(n)?;
     let mut total: u128 = 0;
     for col in 0..n / 2 {
         let m = Masks::EMPTY.place(1 << col);

@@ -103,9 +103,9 @@ pub struct Job {
 }
 
 /// Checks that `n` is a board size the counting engine supports (1..=32).
-pub fn check_n(n: u64) -> Result<u32> {
-    if (1..=u64::from(MAX_N)).contains(&n) {
-        Ok(n as u32)
+pub fn check_n(n: u32) -> Result<u32> {
+    if (1..=MAX_N).contains(&n) {
+        Ok(n)
     } else {
         Err(Error::BoardSize {
             n,
@@ -123,7 +123,7 @@ impl Job {
     /// `docs/ALGORITHM.md`) and the default split depth for this machine's logical
     /// cores.
     pub fn new(n: u32) -> Result<Job> {
-        let n = check_n(u64::from(n))?;
+        let n = check_n(n)?;
         let job = Job {
             n,
             method: Method::default(),
@@ -249,7 +249,7 @@ impl Job {
     pub fn split_depth(&self) -> u32 {
         self.split_depth
     }
-    /// Pre-placed queens, sorted, 0-based.
+    /// Pre-placed queens, sorted (row first, then column).
     pub fn placed(&self) -> &[Queen] {
         &self.placed
     }
@@ -269,9 +269,9 @@ mod tests {
         assert!(Job::new(33).is_err());
         assert_eq!(Job::new(32).unwrap().n(), 32);
         assert_eq!(
-            check_n(1 << 40),
+            check_n(u32::MAX),
             Err(Error::BoardSize {
-                n: 1 << 40,
+                n: u32::MAX,
                 min: 1,
                 max: 32
             })

@@ -142,9 +142,9 @@ proptest! {
         dead_cols in any::<u32>(),
     ) {
         let full = full_mask(n);
-        let c = crate::solutions::construct(u64::from(n)).unwrap().unwrap();
+        let c = crate::solutions::construct(n).unwrap().unwrap();
         // The known solution's 0-based column in 0-based row `r`.
-        let col = |r: usize| c.column(r as u64 + 1) - 1;
+        let col = |r: usize| c.column(r as u32 + 1).unwrap() - 1;
         let mut allow = [0u32; 32];
         for r in 0..n as usize {
             // Random squares: a quarter of the row down to a sixteenth (`extra` ANDed).
@@ -212,7 +212,7 @@ fn visits_the_largest_boards() {
     };
     // A known solution (the explicit construction), pinned down from row 3 to row 24: the
     // search only has the last rows to find, the history all five words.
-    let c = crate::solutions::construct(u64::from(n)).unwrap().unwrap();
+    let c = crate::solutions::construct(n).unwrap().unwrap();
     let s: Vec<u8> = c.map(|col| col as u8 - 1).collect();
     let mut m = Masks::EMPTY;
     for (r, &c) in s.iter().enumerate() {

@@ -22,6 +22,7 @@ use crate::search::opencl::DeviceInfo;
 use crate::search::{lanes, Counts, Kernel, Runner, Searches, Unit};
 use crossbeam::channel;
 use crossbeam::utils::CachePadded;
+use std::cell::Cell;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -424,11 +425,12 @@ struct CpuWorker {
 }
 
 impl CpuWorker {
-    /// Its kernel, with the engine's lane threshold.
-    fn runner(&self) -> Runner {
+    /// Its kernel, with the engine's lane threshold, tallying searches in `tally`.
+    fn runner<'a>(&self, tally: &'a Cell<Searches>) -> Runner<'a> {
         Runner {
             kernel: self.kernel,
             lane_min_rows: self.lane_min_rows,
+            tally: Some(tally),
         }
     }
 
@@ -470,10 +472,10 @@ impl CpuWorker {
     fn count(&self, work: CpuWork) -> Done {
         let plan = &self.shared.plan;
         let t0 = Instant::now();
-        let searches = lanes::searches();
+        let tally = Cell::default();
         let (index, counts, timing) = match work {
             CpuWork::Whole(index) => {
-                let counts = evaluate_on(plan, &plan.units()[index as usize], self.runner());
+                let counts = evaluate_on(plan, &plan.units()[index as usize], self.runner(&tally));
                 let timing = UnitTiming {
                     worker: self.worker,
                     started: t0 - self.shared.start,
@@ -486,12 +488,13 @@ impl CpuWorker {
                 mut counts,
                 mut timing,
             } => {
-                counts += evaluate_remainder_on(plan, &plan.units()[index as usize], self.runner());
+                let unit = &plan.units()[index as usize];
+                counts += evaluate_remainder_on(plan, unit, self.runner(&tally));
                 timing.elapsed += t0.elapsed();
                 (index, counts, timing)
             }
         };
-        (index, counts, timing, lanes::searches() - searches)
+        (index, counts, timing, tally.get())
     }
 }
 

@@ -26,6 +26,37 @@ fn engine_counts_and_uniques() {
     assert!(Engine::new(0).is_err());
 }
 
+/// The searches a run reports are those of its units, each tallied where it ran: the same on one
+/// thread or three, the sum of each unit's own tally, and on the lanes of a vector kernel only
+/// from the lane threshold on.
+#[test]
+fn searches_come_back_with_the_counts() {
+    for method in Method::ALL {
+        let job = Job::new(12).unwrap().with_method(method);
+        let plan = Plan::new(job.clone());
+        for kernel in [Kernel::Dfs, Kernel::best()] {
+            let mut want = Searches::default();
+            for unit in plan.units() {
+                let tally = Cell::default();
+                let run = Runner {
+                    kernel,
+                    lane_min_rows: 3,
+                    tally: Some(&tally),
+                };
+                evaluate_on(&plan, unit, run);
+                want += tally.get();
+            }
+            assert!(want.lanes + want.depth_first > 0, "{method} {kernel}");
+            assert_eq!(want.lanes == 0, kernel == Kernel::Dfs, "{method} {kernel}");
+            for threads in [1, 3] {
+                let engine = Engine::new(threads).unwrap().with_kernel(kernel).unwrap();
+                let report = engine.with_lane_min_rows(3).unwrap().count(&job).unwrap();
+                assert_eq!(report.searches, want, "{method} {kernel} {threads}");
+            }
+        }
+    }
+}
+
 /// Asks the engine to stop at the `n`-th finished unit, and at every one after it (units
 /// already running when the engine is asked to stop still report).
 struct StopAfter(usize);

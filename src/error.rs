@@ -104,16 +104,6 @@ pub enum Error {
         /// The board asked for.
         n: u64,
     },
-    /// An environment variable of this library with a value it cannot use.
-    #[error("{var} must be {expected}, got '{value}'")]
-    Environment {
-        /// The variable.
-        var: &'static str,
-        /// What it must hold.
-        expected: &'static str,
-        /// What it holds, escaped.
-        value: String,
-    },
     /// OpenCL cannot be used as asked: no OpenCL library, platform or device, or no device of
     /// that index. A usage error: the request cannot be met on this machine.
     #[error("cannot count on OpenCL: {reason}")]

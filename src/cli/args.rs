@@ -159,11 +159,39 @@ impl EngineArgs {
         if let KernelChoice::Cpu(kernel) = self.kernel {
             engine = engine.with_kernel(kernel)?;
         }
-        let engine = engine.with_devices(devices)?;
+        let mut engine = engine.with_devices(devices)?;
         if let Some(note) = engine.device_note() {
             note!("nqueens: --gpu: {note}; counting on the CPU");
         }
+        if devices != Devices::Cpu {
+            if let Some(batches) = injected_failure()? {
+                engine = engine.fail_devices_after(batches);
+            }
+        }
         Ok(engine)
+    }
+}
+
+/// The variable that makes every OpenCL device fail on purpose after K batches, for the tests
+/// of how a failing device is handled (`tests/opencl.rs` runs this binary). Read here, by the
+/// binary, when devices are asked for; the library only has the hidden
+/// [`Engine::fail_devices_after`], which nothing else calls.
+const FAIL_AFTER: &str = "NQUEENS_OPENCL_FAIL_AFTER";
+
+/// The batches after which every device fails on purpose, from [`FAIL_AFTER`] (unset: never);
+/// a value that is not a number is refused, not ignored.
+fn injected_failure() -> Result<Option<usize>> {
+    let Some(value) = std::env::var_os(FAIL_AFTER) else {
+        return Ok(None);
+    };
+    let text = value.to_string_lossy();
+    match text.trim().parse() {
+        Ok(batches) => Ok(Some(batches)),
+        Err(_) => Err(UsageError(format!(
+            "{FAIL_AFTER} must be a number of batches, got '{}'",
+            shown(&text)
+        ))
+        .into()),
     }
 }
 

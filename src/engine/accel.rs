@@ -75,19 +75,6 @@ pub(crate) fn open(which: Devices) -> Result<(Vec<Counter>, Option<String>)> {
     }
 }
 
-/// The batches after which every device fails on purpose, from `NQUEENS_OPENCL_FAIL_AFTER`
-/// (unset: never); for checks of how a failing device is handled.
-pub(crate) fn fail_after() -> Result<Option<usize>> {
-    match std::env::var("NQUEENS_OPENCL_FAIL_AFTER") {
-        Err(_) => Ok(None),
-        Ok(v) => v.trim().parse().map(Some).map_err(|_| Error::Environment {
-            var: "NQUEENS_OPENCL_FAIL_AFTER",
-            expected: "a number of batches",
-            value: v.escape_debug().to_string(),
-        }),
-    }
-}
-
 /// The library's error for an OpenCL one: a usage error when there is no such device.
 pub(crate) fn to_error(e: OpenClError) -> Error {
     if e.is_unavailable() || matches!(e, OpenClError::NoSuchDevice { .. }) {

@@ -31,11 +31,6 @@ pub(super) fn open(which: Devices) -> Result<(Vec<Handle>, Option<String>)> {
     }
 }
 
-/// No failure to inject without devices.
-pub(super) fn fail_after() -> Result<Option<usize>> {
-    Ok(None)
-}
-
 impl DeviceWorker {
     /// Unreachable: a worker needs an opened device.
     pub(super) fn run(self) {

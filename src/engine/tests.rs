@@ -1,7 +1,11 @@
 //! The engine on the CPU, and with OpenCL devices (PoCL in CI).
 
 use super::*;
-use crate::plan::evaluate;
+use crate::plan::{evaluate, evaluate_on, evaluate_remainder_on, Method};
+use crate::search::{Counts, Runner, Searches, Unit};
+use std::cell::Cell;
+use std::ops::ControlFlow;
+use std::time::Instant;
 
 #[test]
 fn serial_matches_small_table() {
@@ -102,6 +106,7 @@ fn a_stopped_run_reports_what_it_finished() {
 #[cfg(feature = "opencl")]
 mod opencl_devices {
     use super::*;
+    use crate::engine::run::lock;
     use crate::plan::has_cpu_only_work;
     use crate::search::opencl::tests::Rng;
 

@@ -51,6 +51,7 @@ pub(crate) fn classified_parts(plan: &Plan, unit: &Unit) -> Vec<ClassifiedPart> 
 }
 
 /// The counts of `unit` outside its [`counted_part`] (all of it when it has none).
+#[cfg_attr(not(feature = "opencl"), allow(dead_code))]
 pub(crate) fn evaluate_remainder_on<'a>(
     plan: &Plan,
     unit: &Unit,

@@ -1,7 +1,6 @@
 //! What the tests share: the binary under test ([`nq`], [`bin`]), an independent reference (the
 //! textbook array backtracking solver, with no bit tricks and no symmetry, written only for the
 //! tests), and helpers for kernels, slow counts and signals.
-#![allow(dead_code)]
 
 /// The `nqueens` binary of this build, to run as a user would.
 pub fn nq() -> assert_cmd::Command {

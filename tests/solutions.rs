@@ -220,7 +220,11 @@ fn unique_with_placed_queens_is_refused() {
 #[test]
 fn construction_is_valid_for_every_n_to_2000() {
     for n in (1..=2000u32).filter(|&n| n != 2 && n != 3) {
-        let s: Vec<u64> = construct(n).unwrap().unwrap().map(|c| u64::from(c) - 1).collect();
+        let s: Vec<u64> = construct(n)
+            .unwrap()
+            .unwrap()
+            .map(|c| u64::from(c) - 1)
+            .collect();
         assert_eq!(s.len(), n as usize);
         assert!(is_solution(&s), "n = {n}");
     }
@@ -232,7 +236,11 @@ fn construction_is_valid_for_every_n_to_2000() {
 #[test]
 fn construction_is_valid_for_large_n() {
     for n in [100_000u32, 100_001, 100_002, 100_003, 1_000_000, 1_000_003] {
-        let s: Vec<u64> = construct(n).unwrap().unwrap().map(|c| u64::from(c) - 1).collect();
+        let s: Vec<u64> = construct(n)
+            .unwrap()
+            .unwrap()
+            .map(|c| u64::from(c) - 1)
+            .collect();
         assert!(is_solution(&s), "n = {n}");
     }
 }
@@ -241,7 +249,11 @@ fn construction_is_valid_for_large_n() {
 #[ignore = "10^7 rows: a few seconds; run by scripts/slow-checks.sh"]
 fn construction_is_valid_for_ten_million() {
     for n in [10_000_000u32, 10_000_001, 10_000_002, 10_000_003] {
-        let s: Vec<u64> = construct(n).unwrap().unwrap().map(|c| u64::from(c) - 1).collect();
+        let s: Vec<u64> = construct(n)
+            .unwrap()
+            .unwrap()
+            .map(|c| u64::from(c) - 1)
+            .collect();
         assert!(is_solution(&s), "n = {n}");
     }
 }

@@ -378,13 +378,20 @@ mod tests {
         for n in [1u32, 2, 4, 5, 8, 12, 16] {
             for method in Method::ALL {
                 for placed in [vec![], vec![q(1, 1)], vec![q(2, 3)]] {
-                    let Ok(job) = Job::new(n).unwrap().with_method(method).with_placed(&placed)
+                    let Ok(job) = Job::new(n)
+                        .unwrap()
+                        .with_method(method)
+                        .with_placed(&placed)
                     else {
                         continue;
                     };
                     // The rule for one thread, on the final method and queens, whatever the
                     // order of the calls.
-                    assert_eq!(job.split_depth(), job.default_split_depth(1), "{n} {method}");
+                    assert_eq!(
+                        job.split_depth(),
+                        job.default_split_depth(1),
+                        "{n} {method}"
+                    );
                     let other_order = Job::new(n)
                         .unwrap()
                         .with_placed(&placed)
@@ -400,7 +407,10 @@ mod tests {
         assert_eq!(depths, [2, 3, 4]);
         // A chosen depth stays when the method or the queens change.
         let chosen = Job::new(16).unwrap().with_split_depth(3).unwrap();
-        let moved = chosen.clone().with_method(Method::Mirror).with_placed(&[q(1, 1)]);
+        let moved = chosen
+            .clone()
+            .with_method(Method::Mirror)
+            .with_placed(&[q(1, 1)]);
         assert_eq!(moved.unwrap().split_depth(), 3);
         let many = Job::new(16).unwrap().with_method(Method::Mirror);
         let many = many.with_default_split_depth(16);
@@ -408,7 +418,9 @@ mod tests {
         assert_eq!(many.with_method(Method::Plain).split_depth(), 3);
         // How a depth came about is not part of the job.
         let default = Job::new(16).unwrap();
-        let same = Job::new(16).unwrap().with_split_depth(default.split_depth());
+        let same = Job::new(16)
+            .unwrap()
+            .with_split_depth(default.split_depth());
         assert_eq!(same.unwrap(), default);
     }
 

@@ -1,8 +1,8 @@
 //! The choice of search kernel: the code that walks one unit's tree. Every kernel gives the same
 //! counts; they differ in speed and in the processors that can run them.
 
-use crate::error::Error;
 use super::Searches;
+use crate::error::Error;
 use crate::names::{named_enum, Named};
 use std::cell::Cell;
 use std::str::FromStr;

@@ -365,7 +365,10 @@ mod tests {
         assert_eq!((c.column(0), c.column(n - 1).is_some()), (None, true));
         // A row off the board has no column, rather than a wrong one.
         let c = construct(9).unwrap().unwrap();
-        assert_eq!((c.column(0), c.column(10), c.column(9)), (None, None, Some(3)));
+        assert_eq!(
+            (c.column(0), c.column(10), c.column(9)),
+            (None, None, Some(3))
+        );
     }
 
     #[test]

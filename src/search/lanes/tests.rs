@@ -235,7 +235,9 @@ fn visits_the_largest_boards() {
     }
     let mut found = Vec::new();
     for k in kernels() {
-        visit(from_rows(0, k), n, 3, m, &rows, |tail| found.push((k, tail.to_vec())));
+        visit(from_rows(0, k), n, 3, m, &rows, |tail| {
+            found.push((k, tail.to_vec()))
+        });
     }
     assert!(found.iter().all(|(_, t)| t.len() == 29));
     assert!(found.iter().any(|(_, t)| t[..] == s[3..]));

@@ -103,7 +103,7 @@ impl CountedPart {
     }
 
     /// This part as an OpenCL sub-problem with rows spec `rows_index`, and that spec.
-    #[cfg_attr(not(feature = "opencl"), allow(dead_code))]
+    #[cfg(feature = "opencl")]
     pub fn sub_problem(&self, rows_index: u32) -> (super::opencl::Sub, super::opencl::RowSpec) {
         let (dead_row, dead_cols) = self.rows.deadline;
         let spec = super::opencl::RowSpec {

@@ -6,10 +6,9 @@
 
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-use super::{
-    devices, expand, full_mask, Counter, OpenClError, RowSpec, Schedule, StackMemory, Sub,
-    NO_DEADLINE,
-};
+use super::spec::{expand, full_mask};
+use super::tuning::{Schedule, StackMemory};
+use super::{devices, Counter, OpenClError, RowSpec, Sub, NO_DEADLINE};
 
 /// Known totals, N = 1..=14 (OEIS A000170).
 const TOTALS: [u64; 14] = [

@@ -5,6 +5,7 @@ use super::*;
 use crate::search::d4::tests::solution_in;
 use crate::search::dfs::{count_constrained, visit};
 use crate::search::lanes::tests::{from_rows, kernels, on_lanes, small};
+use crate::search::MAX_PREFIX;
 use crate::{Engine, Job, Kernel, Method};
 use proptest::prelude::*;
 use std::ops::ControlFlow;

@@ -67,6 +67,10 @@ pub mod longrun;
 mod names;
 mod plan;
 mod search;
+// The unit tests that can skip are the OpenCL ones.
+#[cfg(all(test, feature = "opencl"))]
+#[path = "../tests/common/skip.rs"]
+mod skip;
 pub mod solutions;
 
 pub use engine::{

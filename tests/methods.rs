@@ -606,23 +606,7 @@ fn naive_placed(n: usize, placed: &[Queen]) -> (u128, u128) {
             continue;
         }
         total += 1;
-        let m = n - 1;
-        let images = [
-            (0..n).map(|r| m - s[r]).collect::<Vec<_>>(),
-            (0..n).map(|r| s[m - r]).collect(),
-            (0..n).map(|r| m - s[m - r]).collect(),
-        ];
-        let mut inv = vec![0; n];
-        for (r, &c) in s.iter().enumerate() {
-            inv[c] = r;
-        }
-        let more = [
-            inv.clone(),
-            (0..n).map(|r| m - inv[r]).collect::<Vec<_>>(),
-            (0..n).map(|r| inv[m - r]).collect(),
-            (0..n).map(|r| m - inv[m - r]).collect(),
-        ];
-        let smallest = images.iter().chain(&more).all(|g| {
+        let smallest = common::images(s).iter().all(|g| {
             assert!(set.contains(g));
             s <= g
         });

@@ -1,7 +1,7 @@
 //! The solution paths of the library (explicit construction, streaming listing, formats,
 //! pre-placed queens, UVa 750) against the naive solver and independent validators.
 
-use crate::common::naive_solutions;
+use crate::common::{images, naive_solutions};
 use nqueens::format::{Kind, Printer};
 use nqueens::known::published;
 use nqueens::solutions::uva750;
@@ -48,35 +48,6 @@ fn listed(job: &Job) -> Vec<Vec<u8>> {
     .unwrap();
     assert_eq!(flow, ControlFlow::Continue(()));
     out
-}
-
-/// A map of the squares of a board with largest index `m`: (m, row, col) to (row, col).
-type SquareMap = fn(usize, usize, usize) -> (usize, usize);
-
-/// The 8 images of a solution, each built from its squares by a coordinate map.
-fn images(s: &[u8]) -> Vec<Vec<u8>> {
-    let n = s.len();
-    let m = n - 1;
-    let maps: [SquareMap; 8] = [
-        |_, r, c| (r, c),
-        |m, r, c| (c, m - r),
-        |m, r, c| (m - r, m - c),
-        |m, r, c| (m - c, r),
-        |m, r, c| (r, m - c),
-        |m, r, c| (m - r, c),
-        |_, r, c| (c, r),
-        |m, r, c| (m - c, m - r),
-    ];
-    maps.iter()
-        .map(|g| {
-            let mut img = vec![u8::MAX; n];
-            for (r, &c) in s.iter().enumerate() {
-                let (r2, c2) = g(m, r, c as usize);
-                img[r2] = c2 as u8;
-            }
-            img
-        })
-        .collect()
 }
 
 #[test]

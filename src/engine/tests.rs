@@ -108,7 +108,7 @@ mod opencl_devices {
     use super::*;
     use crate::engine::run::lock;
     use crate::plan::has_cpu_only_work;
-    use crate::search::opencl::tests::Rng;
+    use crate::search::opencl::tests::{required, Rng};
 
     /// Jobs of every method, unique or not, split depth, with and without pre-placed queens.
     fn jobs(n: u32) -> Vec<Job> {
@@ -170,10 +170,6 @@ mod opencl_devices {
 
     // ---- OpenCL devices (PoCL in CI) ----
 
-    fn required() -> bool {
-        std::env::var("NQUEENS_REQUIRE_OPENCL").is_ok_and(|v| v == "1")
-    }
-
     fn device_index() -> usize {
         std::env::var("NQUEENS_OPENCL_DEVICE").map_or(0, |v| v.parse().expect("a device index"))
     }
@@ -190,7 +186,8 @@ mod opencl_devices {
         match Engine::new(threads).unwrap().with_devices(which) {
             Ok(e) => Some(e),
             Err(Error::NoDevice { reason: e }) if !required() => {
-                println!("skipped: {e}; set NQUEENS_REQUIRE_OPENCL=1 to fail");
+                let why = format!("{e}; set NQUEENS_REQUIRE_OPENCL=1 to fail");
+                crate::skip::skip("an OpenCL engine test", &why);
                 None
             }
             Err(e) => panic!("no OpenCL engine: {e}"),

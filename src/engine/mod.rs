@@ -191,7 +191,9 @@ impl Engine {
     }
 }
 
-/// Counts the solutions of `job` on `threads` workers: the one-call entry point.
+/// Counts the solutions of `job` on `threads` workers: the one-call entry point. The units are
+/// the job's own: for many threads, a job split for them balances better
+/// ([`Job::with_default_split_depth`]).
 ///
 /// ```
 /// let job = nqueens::Job::new(8).unwrap();

@@ -5,7 +5,9 @@
     scripts/check-shards.py --table FILE...    # then the per-unit table as CSV on stdout
 
 For every file: the SHA-256 of its JSON with "checksum" set to "" (serialized compactly, fields
-in file order, non-ASCII as UTF-8: as nqueens writes it) must equal "checksum"; a shard file of
+in the order nqueens writes them whatever their order in the file, non-ASCII as UTF-8) must
+equal "checksum" (a file pretty-printed, reordered or with a byte-order mark by an editor passes
+as nqueens reads it); a shard file of
 format version 2 must list one count per unit in "unit_totals" (and "unit_uniques" when the job
 counts them) adding up to "total" (and "unique"). Version 1 files keep only the sums. With
 --table, the files must be of one job; the units of all of them are printed, ascending, as
@@ -19,9 +21,32 @@ import signal
 import sys
 
 
+# The fields of each kind of file in the order nqueens writes them (docs/CLUSTER.md); a field
+# that is absent is left out, as nqueens leaves out what a file does not have.
+IDENTITY = ["n", "method", "plan_method", "split_depth", "placed", "unique", "units",
+            "units_version", "program_version"]
+ORDER = {
+    "nqueens-shard": ["format", "format_version", "identity", "shard", "units", "unit_totals",
+                      "unit_uniques", "total", "unique", "elapsed_ms", "host", "run_id",
+                      "estimated_imbalance_bp", "checksum"],
+    "nqueens-checkpoint": ["format", "format_version", "identity", "shard", "elapsed_ms", "done",
+                           "checksum"],
+}
+
+
+def ordered(doc, fields):
+    """`doc` with its fields in the order `fields`, any other field last (and so refused)."""
+    out = {k: doc[k] for k in fields if k in doc}
+    out.update({k: v for k, v in doc.items() if k not in out})
+    return out
+
+
 def checksum(doc):
-    """The checksum nqueens stores: SHA-256 of the compact JSON with "checksum" empty."""
-    body = dict(doc)
+    """The checksum nqueens stores: SHA-256 of the compact JSON, in its order, with "checksum"
+    empty."""
+    body = ordered(doc, ORDER.get(doc.get("format"), []))
+    if isinstance(body.get("identity"), dict):
+        body["identity"] = ordered(body["identity"], IDENTITY)
     body["checksum"] = ""
     text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -31,7 +56,7 @@ def check(path):
     """(description, {unit: (total, unique)}, identity) of a file; raises ValueError if bad."""
     try:
         with open(path, "rb") as f:
-            doc = json.loads(f.read().decode("utf-8"))
+            doc = json.loads(f.read().decode("utf-8-sig"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"unreadable: {e}") from None
     if not isinstance(doc, dict) or "checksum" not in doc:

@@ -148,6 +148,14 @@ wait_job "$merge" 180
 [ "$(job_state "$merge")" = COMPLETED ] || { log "merge job: $(job_state "$merge")"; exit 1; }
 check_total "$tmp/slurm-job/result.json" 14200
 log "Slurm: merged total 14200 OK"
+# nqueens status on the job's folder (its logs, result.json and lock-free files beside the
+# shards): every shard finished, every unit done, the whole estimated work.
+status=$("$NQUEENS" status --json "$tmp/slurm-job")
+for want in '"shards":8,' '"finished":[0,1,2,3,4,5,6,7],' '"not_started":[],' \
+    '"estimated_share_done":1.0,'; do
+    grep -qF "$want" <<<"$status" || { log "status lacks $want: $status"; exit 1; }
+done
+log "Slurm: status of the finished job OK"
 
 log "Slurm: a shard warned before its time limit saves its checkpoint and is requeued"
 # N = 16 in 2 shards, slow enough to be stopped (plain, depth first: seconds): the warning is sent by hand (scancel -b -s
@@ -164,6 +172,9 @@ for ((t = 0; ; t++)); do
     fi
     sleep 0.5
 done
+# While the shards run: status reads their files (never their locks) and says how far.
+status=$("$NQUEENS" status --json "$tmp/slurm-requeue")
+grep -qF '"shards":2,' <<<"$status" || { log "status of the running job: $status"; exit 1; }
 scancel -b -s USR1 "${array}_0"
 # Slurm holds a requeued job back for a while (BeginTime); release it at once.
 for ((t = 0; ; t++)); do

@@ -184,15 +184,34 @@ fn device_words(
     }
 }
 
-impl Error {
-    /// Whether the error is in the request (a bad or impossible argument, refused before any
-    /// work), as opposed to a failure of the machine (a device, the threads).
-    pub fn is_bad_input(&self) -> bool {
-        !matches!(
-            self,
-            Error::Device { .. } | Error::ThreadPool { .. } | Error::Incomplete { .. }
-        )
+impl Classify for Error {
+    fn class(&self) -> Class {
+        match self {
+            Error::Device { .. } | Error::ThreadPool { .. } | Error::Incomplete { .. } => {
+                Class::Machine
+            }
+            _ => Class::Request,
+        }
     }
+}
+
+/// Whose fault an error is. Every error of the library says which ([`Classify`]), so that a
+/// caller (the command line's exit codes) decides by the class alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// The request: a bad or impossible argument, a file given that cannot be used, a file
+    /// in use, a run too long to start unconfirmed. Nothing was counted or changed.
+    Request,
+    /// The machine: a disk that filled, memory refused, a device or the threads that failed.
+    Machine,
+    /// A count that disagrees: with the published value, with a replica, or with a recount.
+    Disagreement,
+}
+
+/// An error that says whose fault it is.
+pub trait Classify {
+    /// The error's class.
+    fn class(&self) -> Class;
 }
 
 /// The library's result type.

@@ -6,6 +6,8 @@
 //! by the Queens@TUD project (T. B. Preußer et al., 2009) and for N = 27 by the Q27 project
 //! (T. B. Preußer, M. Engelhardt, 2016).
 
+use crate::Counts;
+
 /// One published row: board size, total solutions (A000170), distinct solutions (A002562).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Published {
@@ -62,9 +64,129 @@ pub fn published(n: u32) -> Option<Published> {
         .copied()
 }
 
+/// How an announced count stands against the published table ([`check`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checked {
+    /// The published value, exactly.
+    AsPublished,
+    /// Nothing to compare with: N beyond the table, or a job with pre-placed queens.
+    Unpublished,
+}
+
+/// A count of a whole job that differs from the published value: some machine or some build
+/// counted wrong, and the count must not be announced as a success.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the count of N = {n} is {}, but the published count is {}: MISMATCH",
+    self.found_words(),
+    self.published_words()
+)]
+pub struct Mismatch {
+    /// The board.
+    pub n: u32,
+    /// What was counted (the unique count 0 where the job does not count it).
+    pub found: Counts,
+    /// The published values (the unique count 0 where the job does not count it).
+    pub published: Counts,
+    /// Whether the job counts unique solutions.
+    pub unique: bool,
+}
+
+impl crate::Classify for Mismatch {
+    fn class(&self) -> crate::Class {
+        crate::Class::Disagreement
+    }
+}
+
+impl Mismatch {
+    /// The count found, in words: "14200 solutions, 1787 unique" or "14200 solutions".
+    pub fn found_words(&self) -> String {
+        counts_words(self.found, self.unique)
+    }
+
+    /// The published count, in words.
+    pub fn published_words(&self) -> String {
+        counts_words(self.published, self.unique)
+    }
+}
+
+fn counts_words(c: Counts, unique: bool) -> String {
+    if unique {
+        format!("{} solutions, {} unique", c.total, c.unique)
+    } else {
+        format!("{} solutions", c.total)
+    }
+}
+
+/// The one check of every count announced as a whole job's (count, fresh or resumed; merge;
+/// audit; verify): `found` for the board `n`, with pre-placed queens or not, counting unique
+/// solutions or not, against the published table. The unique count is compared exactly where
+/// it was counted.
+pub fn check(n: u32, placed: bool, unique: bool, found: Counts) -> Result<Checked, Mismatch> {
+    let Some(p) = published(n).filter(|_| !placed) else {
+        return Ok(Checked::Unpublished);
+    };
+    let published = Counts {
+        total: p.total,
+        unique: p.unique,
+    };
+    compare(n, unique, found, published).map(|()| Checked::AsPublished)
+}
+
+/// The rule of [`check`] against values given rather than the table's (`verify --table`): the
+/// total always, the unique count where it was counted.
+pub fn compare(n: u32, unique: bool, found: Counts, expected: Counts) -> Result<(), Mismatch> {
+    let asked = |c: Counts| Counts {
+        total: c.total,
+        unique: if unique { c.unique } else { 0 },
+    };
+    let (found, published) = (asked(found), asked(expected));
+    if found == published {
+        Ok(())
+    } else {
+        Err(Mismatch {
+            n,
+            found,
+            published,
+            unique,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn announced_counts_are_checked_total_and_unique() {
+        let c = |total, unique| Counts { total, unique };
+        assert_eq!(check(8, false, true, c(92, 12)), Ok(Checked::AsPublished));
+        assert_eq!(check(8, false, false, c(92, 0)), Ok(Checked::AsPublished));
+        // A unique count not asked for is not compared.
+        assert_eq!(check(8, false, false, c(92, 11)), Ok(Checked::AsPublished));
+        let off = check(8, false, true, c(92, 11)).unwrap_err();
+        assert_eq!((off.found, off.published), (c(92, 11), c(92, 12)));
+        assert_eq!(
+            off.to_string(),
+            "the count of N = 8 is 92 solutions, 11 unique, but the published count is 92 \
+             solutions, 12 unique: MISMATCH"
+        );
+        assert!(check(8, false, false, c(93, 12)).is_err());
+        assert!(check(1, false, false, c(0, 0)).is_err());
+        assert_eq!(check(2, false, true, c(0, 0)), Ok(Checked::AsPublished));
+        assert_eq!(
+            check(27, false, false, c(234907967154122528, 0)),
+            Ok(Checked::AsPublished)
+        );
+        // Nothing published: beyond the table, or with placed queens.
+        assert_eq!(check(28, false, false, c(1, 0)), Ok(Checked::Unpublished));
+        assert_eq!(check(8, true, false, c(4, 0)), Ok(Checked::Unpublished));
+        // Given values: the same rule.
+        assert_eq!(compare(5, true, c(10, 2), c(10, 2)), Ok(()));
+        assert_eq!(compare(5, false, c(10, 2), c(10, 3)), Ok(()));
+        assert!(compare(5, true, c(10, 2), c(10, 3)).is_err());
+        assert!(compare(5, false, c(11, 2), c(10, 2)).is_err());
+    }
 
     #[test]
     fn table_is_indexed_by_n() {

@@ -66,6 +66,7 @@ pub mod known;
 pub mod longrun;
 mod names;
 mod plan;
+mod random;
 mod search;
 // The unit tests that can skip are the OpenCL ones.
 #[cfg(all(test, feature = "opencl"))]
@@ -77,7 +78,7 @@ pub use engine::{
     count, serial_count, DeviceRun, Devices, Engine, NoObserver, Observer, Outcome, Report,
     RunOptions, UnitTiming, LANE_MIN_ROWS, MAX_THREADS,
 };
-pub use error::{Attack, Error, Result};
+pub use error::{Attack, Class, Classify, Error, Result};
 pub use names::Named;
 pub use plan::{check_n, Job, Plan, Queen, MAX_SPLIT_DEPTH};
 pub use search::{Counts, Kernel, Method, Searches, Unit, MAX_N};

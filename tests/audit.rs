@@ -7,7 +7,7 @@ use crate::common;
 use crate::common::nq;
 
 use nqueens::known::published;
-use nqueens::longrun::audit::{self, Records, Sample};
+use nqueens::longrun::audit::{self, Recorded, Sample};
 use nqueens::longrun::Checkpoint;
 use nqueens::longrun::ShardResult;
 use nqueens::{Engine, Job, Method, Plan};
@@ -222,7 +222,7 @@ fn forged_but_consistent_shard_sets_are_refused_with_no_total() {
     refused(
         &two_claims,
         2,
-        &format!("unit {stolen} is not one of its units"),
+        &format!("unit {stolen} is not one of the units of shard"),
     );
     // The same set from another version of the program, whose assignment of units to shards
     // this one does not redo: the sum over the units still finds the unit claimed twice.
@@ -237,7 +237,8 @@ fn forged_but_consistent_shard_sets_are_refused_with_no_total() {
             r.unit_uniques.as_mut().unwrap().remove(0);
         }
     });
-    refused(&no_unit_0, 2, "unit 0 of the shard is missing");
+    refused(&no_unit_0, 2, "unit 0 of shard");
+    refused(&no_unit_0, 2, "is missing");
     // From another version: the sum over the units still finds the unit in no file.
     let no_unit_0 = forged(d, &no_unit_0, &|_, r| other_version(r));
     refused(&no_unit_0, 2, "unit 0 is in none of the 3 shard files");
@@ -301,6 +302,68 @@ fn forged_but_consistent_shard_sets_are_refused_with_no_total() {
     );
 }
 
+/// Issue 33, item 3: a finished checkpoint whose counts a faulty machine changed and resealed
+/// resumes to a total that `count` checks against the published value, as merge and audit do:
+/// MISMATCH, exit 1, no count printed, the file named and `audit` suggested.
+#[test]
+fn a_forged_resumed_total_is_a_mismatch_not_a_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("q.ckpt");
+    let args = |extra: &[&str]| {
+        let mut v: Vec<String> = ["count", "16", "--quiet", "--checkpoint"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        v.push(ckpt.to_str().unwrap().into());
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    nq().args(args(&[])).assert().success().stdout("14772512\n");
+    let honest = Checkpoint::load(&ckpt).unwrap();
+    let units = honest.done.len();
+    let forge = |edit: &dyn Fn(&mut Checkpoint)| {
+        let mut c = honest.clone();
+        edit(&mut c);
+        c.save(&ckpt).unwrap();
+    };
+    let first = *honest.done.keys().next().unwrap();
+    for (edit, total) in [
+        (
+            &(|c: &mut Checkpoint| c.done.get_mut(&first).unwrap().total += 8)
+                as &dyn Fn(&mut Checkpoint),
+            14772520,
+        ),
+        (
+            &|c: &mut Checkpoint| c.done.values_mut().for_each(|x| x.total = 1),
+            units as u128,
+        ),
+    ] {
+        forge(edit);
+        let out = nq().args(args(&[])).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(out.stdout.is_empty(), "a count printed: {out:?}");
+        assert!(
+            err.contains(&format!(
+                "the count of N = 16 is {total} solutions, but the published count is \
+                 14772512 solutions: MISMATCH"
+            )),
+            "{err}"
+        );
+        assert!(
+            err.contains("q.ckpt resumed holds each unit's counts"),
+            "{err}"
+        );
+        assert!(err.contains("nqueens audit --sample 1"), "{err}");
+        // The audit the message suggests finds the forged units.
+        nq().args(["audit", "--sample", "1"])
+            .arg(&ckpt)
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains("MISMATCH"));
+    }
+}
+
 /// A checkpoint is one run's own: a unit outside the run's shard, put there and resealed, is
 /// refused on resume, and the checkpoint left as it was.
 #[test]
@@ -317,7 +380,7 @@ fn a_checkpoint_unit_outside_the_shard_is_refused_on_resume() {
     let first = run(&[]);
     assert!(first.status.success(), "{first:?}");
     let mut c = Checkpoint::load(&ckpt).unwrap();
-    let plan = Records::of_checkpoint(c.clone()).plan(&ckpt).unwrap();
+    let plan = Recorded::of_checkpoint(c.clone()).plan(&ckpt).unwrap();
     let theirs = nqueens::longrun::ShardSpec { index: 1, count: 2 }.units(&plan);
     c.done.insert(theirs[0], nqueens::Counts::default());
     c.save(&ckpt).unwrap();
@@ -328,7 +391,7 @@ fn a_checkpoint_unit_outside_the_shard_is_refused_on_resume() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(&format!(
-            "unit {} is not one of this run's units",
+            "unit {} is not one of the units of shard 0/2",
             theirs[0]
         )),
         "{err}"
@@ -342,8 +405,8 @@ fn a_sampled_audit_finds_one_wrong_unit_as_often_as_predicted() {
     let honest = shard(dir.path(), 11, 0, 2, "s0.json", &[]);
     let bad = dir.path().join("bad.json");
     let unit = faulty(&honest, &bad, 11, 1);
-    let honest = Records::of_shard(&ShardResult::load(&honest).unwrap()).unwrap();
-    let bad = Records::of_shard(&ShardResult::load(&bad).unwrap()).unwrap();
+    let honest = Recorded::of_shard(&ShardResult::load(&honest).unwrap()).unwrap();
+    let bad = Recorded::of_shard(&ShardResult::load(&bad).unwrap()).unwrap();
     let plan = Arc::new(honest.plan(Path::new("s0.json")).unwrap());
     let engine = Engine::new(2).unwrap();
     let n = honest.units.len();
@@ -493,10 +556,22 @@ fn audits_repeat_by_seed_take_checkpoints_and_refuse_what_they_cannot_recount() 
         .code(2)
         .stderr(predicate::str::contains("format version 1"))
         .stderr(predicate::str::contains("cannot be audited"));
-    // Another program version: its units are not recounted by index. The other files are
-    // still audited, and a mismatch outranks the refusal.
+    // Another program version of the same unit enumeration: its units are recounted by index
+    // all the same (an audit is how another build's counts are checked). Another unit
+    // enumeration cannot be: the other files are still audited, and a mismatch outranks the
+    // refusal.
     let mut r = ShardResult::load(&f).unwrap();
     r.identity.program_version = "0.0.9".into();
+    r.seal();
+    let older = d.join("older.json");
+    r.save(&older).unwrap();
+    nq().arg("audit")
+        .args([&older, &f])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("older.json: shard 0/2"))
+        .stdout(predicate::str::contains("no mismatch: passed"));
+    r.identity.units_version += 1;
     r.seal();
     let other = d.join("other.json");
     r.save(&other).unwrap();
@@ -505,7 +580,7 @@ fn audits_repeat_by_seed_take_checkpoints_and_refuse_what_they_cannot_recount() 
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "cannot be recounted by this program: the program version",
+            "no job of this program has its identity: the unit version",
         ))
         .stdout(predicate::str::contains("s.json: shard 0/2"))
         .stdout(predicate::str::contains("INCOMPLETE"));
@@ -593,6 +668,27 @@ fn the_standalone_script_checks_checksums_sums_and_prints_the_table() {
     let odd = d.join("odd.json");
     r.save(&odd).unwrap();
     let out = python(&[odd.as_os_str()]);
+    assert!(out.status.success(), "{out:?}");
+    // Keys reordered (the identity's too), pretty-printed, with a byte-order mark: nqueens reads
+    // it as it was written, and so does the script (issue 33, item 8).
+    // (serde_json's maps keep their keys in alphabetical order: "checksum" first, and the
+    // identity's "method" before "n".)
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut bytes = b"\xef\xbb\xbf".to_vec();
+    bytes.extend(serde_json::to_vec_pretty(&value).unwrap());
+    let reordered = d.join("reordered.json");
+    std::fs::write(&reordered, &bytes).unwrap();
+    let shown = String::from_utf8_lossy(&bytes[3..]).into_owned();
+    assert!(
+        shown.find("\"checksum\"") < shown.find("\"format\""),
+        "{shown}"
+    );
+    assert_eq!(
+        ShardResult::load(&reordered).unwrap(),
+        ShardResult::load(&files[0]).unwrap()
+    );
+    let out = python(&[reordered.as_os_str()]);
     assert!(out.status.success(), "{out:?}");
     // Checksum made to match but the units not adding up: refused, by both.
     let mut r = ShardResult::load(&files[0]).unwrap();

@@ -288,6 +288,20 @@ fn tiny(dir: &std::path::Path, extra: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// Issue 33, item 8: the paths written are listed with their control characters escaped, as
+/// every message quotes a name; the folder itself has the name asked for.
+#[test]
+fn written_paths_are_listed_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "a\x1b[2Jb";
+    let out = tiny(dir.path(), &["--out", name]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains(r"a\u{1b}[2Jb/scaling.json"), "{stdout}");
+    assert!(!stdout.contains('\x1b'), "{stdout:?}");
+    assert!(dir.path().join(name).join("scaling.json").exists());
+}
+
 #[test]
 fn a_second_benchmark_never_replaces_the_first() {
     let dir = tempfile::tempdir().unwrap();
@@ -379,6 +393,52 @@ fn an_output_folder_that_cannot_be_written_is_refused_before_measuring() {
             out.display()
         )
     );
+}
+
+/// Issue 33, item 8: a signal in the first moments (while the machine is described and the
+/// folder prepared) stops the benchmark by its handler, as `count`'s does: exit 128 + 15, and
+/// no empty folder left behind. Before, SIGTERM then killed it and left `--out` empty.
+#[test]
+fn a_signal_before_the_first_run_leaves_no_empty_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    for delay_ms in [30, 60, 90] {
+        let out = dir.path().join(format!("run{delay_ms}"));
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"));
+        let mut child = common::with_default_signals(&mut cmd)
+            .args(["bench", "--n-min", "10", "--n-max", "19", "--threads", "1"])
+            .arg("--out")
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        // SAFETY: kill sends a signal to the child this test started; no memory is involved.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+        let status = child.wait().unwrap();
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        if status.code().is_none() {
+            // Still starting (a loaded machine): before the handlers, the signal's default.
+            common::skip(
+                "a_signal_before_the_first_run_leaves_no_empty_folder",
+                &format!("the signal at {delay_ms} ms came before the program started"),
+            );
+            assert!(!out.exists() || std::fs::read_dir(&out).unwrap().count() > 0);
+            continue;
+        }
+        assert_eq!(status.code(), Some(143), "{err}");
+        assert!(err.contains("stopped by signal 15"), "{err}");
+        // Nothing measured: nothing written, no folder; else the rows, marked partial.
+        if out.exists() {
+            assert!(out.join("scaling.json").exists(), "an empty folder: {err}");
+        } else {
+            assert!(
+                err.contains("before any run was measured; nothing written"),
+                "{err}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -210,8 +210,36 @@ fn verify_reports_a_mismatch() {
     usage_error(
         &["verify", "--table", "/nonexistent/t.txt"],
         None,
-        "cannot read the table /nonexistent/t.txt",
+        "cannot read /nonexistent/t.txt",
     );
+    // Through the one bounded reader of regular files (issue 33, item 5): a device that never
+    // ends, a FIFO no one writes, a file larger than any table are refused at once.
+    usage_error(
+        &["verify", "--table", "/dev/zero"],
+        None,
+        "/dev/zero is a character device, not a regular file",
+    );
+    let big = dir.path().join("big.txt");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(2 << 20)
+        .unwrap();
+    usage_error(
+        &["verify", "--table", &table_arg(&big)],
+        None,
+        "is larger than any table of values could be",
+    );
+    let fifo = dir.path().join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let started = std::time::Instant::now();
+        usage_error(
+            &["verify", "--table", &table_arg(&fifo)],
+            None,
+            "is a FIFO (named pipe), not a regular file",
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    }
 }
 
 fn usage_error(args: &[&str], stdin: Option<&str>, needle: &str) {
@@ -506,7 +534,11 @@ fn messages_say_what_to_do() {
     let text = dir.path().join("passwd");
     std::fs::write(&text, "root:x:0:0:root:/root:/bin/bash\n").unwrap();
     let t = text.to_str().unwrap();
-    usage_error(&["merge", t], None, "passwd is not a shard file of nqueens");
+    usage_error(
+        &["merge", t],
+        None,
+        "passwd is not a shard result file of nqueens",
+    );
     for args in [&["merge", t][..], &["merge", c]] {
         let err = String::from_utf8(nq().args(args).output().unwrap().stderr).unwrap();
         assert!(!err.contains("untouched"), "merge writes nothing: {err}");
@@ -567,5 +599,105 @@ fn messages_say_what_to_do() {
             err.contains("cannot write to standard output: No space left"),
             "{err}"
         );
+    }
+}
+
+/// Issue 36, item 5: the Slurm script on a machine without Slurm says in one line what is
+/// missing and exits 2 (it died at its first sbatch with 127).
+#[test]
+fn the_slurm_script_says_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    // A PATH with the shell's tools but no Slurm.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    for tool in ["dirname", "mkdir", "sed"] {
+        let real = std::process::Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .output()
+            .unwrap();
+        let real = String::from_utf8(real.stdout).unwrap();
+        std::os::unix::fs::symlink(real.trim(), bin.join(tool)).unwrap();
+    }
+    let out = std::process::Command::new("bash")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scripts/slurm/submit.sh"
+        ))
+        .args(["12", "2"])
+        .arg(dir.path().join("job"))
+        .env("PATH", &bin)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("sbatch not found"), "{err}");
+    assert!(!dir.path().join("job").exists());
+}
+
+/// Issue 36, item 4: `verify --json` writes one object per N (the count, the value compared
+/// with, the time, OK or MISMATCH), and every JSON output writes its seconds as measured, to the
+/// microsecond (`merge --json` wrote `1.5270000000000001`).
+#[test]
+fn verify_json_and_seconds_to_the_microsecond() {
+    let out = nq()
+        .args(["verify", "--max", "9", "--unique", "--json", "-t", "2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 9);
+    for (k, v) in lines.iter().enumerate() {
+        let n = k as u32 + 1;
+        let p = nqueens::known::published(n).unwrap();
+        assert_eq!(v["n"], n);
+        assert_eq!(v["total"].as_u64(), Some(p.total as u64));
+        assert_eq!(v["expected_total"].as_u64(), Some(p.total as u64));
+        assert_eq!(v["unique"].as_u64(), Some(p.unique as u64));
+        assert_eq!(v["status"], "OK");
+        assert!(v["elapsed_s"].as_f64().unwrap() >= 0.0);
+    }
+    // A table one value off: that line says MISMATCH, and the exit code is 1.
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t.txt");
+    std::fs::write(&table, "1 1\n2 0\n3 1\n").unwrap();
+    let out = nq()
+        .args(["verify", "--max", "3", "--json", "--table"])
+        .arg(&table)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.lines()
+            .nth(2)
+            .unwrap()
+            .contains(r#""status":"MISMATCH""#),
+        "{text}"
+    );
+    // Seconds in every JSON output: at most six decimals.
+    let s0 = dir.path().join("s0.json");
+    nq().args(["count", "11", "-q", "--out"])
+        .arg(&s0)
+        .assert()
+        .success();
+    for args in [
+        vec!["count", "11", "--json"],
+        vec!["merge", "--json", s0.to_str().unwrap()],
+        vec!["status", "--json", s0.to_str().unwrap()],
+        vec!["verify", "--max", "8", "--json"],
+    ] {
+        let out = nq().args(&args).output().unwrap();
+        assert!(out.status.success(), "{args:?} {out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        for number in text.split(|c: char| !(c.is_ascii_digit() || c == '.')) {
+            if let Some((_, decimals)) = number.split_once('.') {
+                assert!(decimals.len() <= 6, "{args:?}: {number} in {text}");
+            }
+        }
     }
 }

@@ -362,7 +362,7 @@ fn a_runs_files_never_collide_and_foreign_files_are_not_replaced() {
     std::fs::write(d.join("notes.txt"), "my notes\n").unwrap();
     assert_refused(
         &run_in(d, &["count", "10", "--out", "notes.txt"], SECS),
-        "notes.txt is a file that nqueens did not write",
+        "notes.txt is not a shard result file of nqueens",
     );
     assert_eq!(std::fs::read(d.join("notes.txt")).unwrap(), b"my notes\n");
     let out = run_in(d, &["count", "10", "--checkpoint", "c.ckpt"], SECS);
@@ -853,11 +853,13 @@ fn control_characters_are_escaped_in_messages() {
             "raw control byte in {err:?}"
         );
     }
-    // An argument, in clap's message, and a file name in ours; a mark that reverses text.
+    // An argument, in clap's message, and a file name in ours; a mark that reverses text; a
+    // newline in a name, shown as `\n` (issue 33, item 8: it was shown as a space).
     for (args, shown) in [
         (vec!["count", "1\x1b[2J"], r"\u{1b}"),
         (vec!["merge", "no\x1bfile"], r"\u{1b}"),
         (vec!["merge", "a\u{202e}fdp.json"], r"\u{202e}"),
+        (vec!["merge", "two\nlines.json"], r"two\nlines.json"),
     ] {
         let out = nq().args(&args).output().unwrap();
         let err = stderr(&out);
@@ -899,6 +901,139 @@ fn a_failed_last_save_never_costs_the_finished_count() {
     );
     assert!(err.contains("wrote s.json"), "{err}");
     assert_eq!(ShardResult::load(&d.join("s.json")).unwrap().total, 14200);
+}
+
+/// Issue 33, item 1: with a save after every unit, a save that fails during the run (the
+/// checkpoint outgrew a file-size limit) is said once, and the run goes on counting; every
+/// unit counted, the count is printed, the failed last save said with what the file keeps, and
+/// the exit code is 1. Before, the save that the last unit triggered lost the count. (N = 15 on
+/// the depth-first kernel in 1764 units: a second of saves, the first few hundred units fit.)
+#[test]
+fn a_save_that_fails_during_the_run_costs_no_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let args = [
+        "count",
+        "15",
+        "--method",
+        "plain",
+        "--kernel",
+        "dfs",
+        "--split-depth",
+        "3",
+        "-t",
+        "1",
+        "--checkpoint",
+        "c.ckpt",
+        "--checkpoint-every",
+        "0",
+    ];
+    let out = sh_in(d, r#"ulimit -f 12 && exec "$0" "$@""#, &args, SECS);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "2279184\n", "{err}");
+    assert_eq!(
+        err.matches("warning: cannot write c.ckpt: File too large")
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        err.contains("the run goes on counting and tries the save again"),
+        "{err}"
+    );
+    assert!(
+        err.contains("the last save of the checkpoint failed: cannot write c.ckpt: File too large"),
+        "{err}"
+    );
+    // The file keeps what it says it keeps, and the same command finishes the job.
+    let kept = nqueens::longrun::Checkpoint::load(&d.join("c.ckpt")).unwrap();
+    assert!(!kept.done.is_empty(), "{err}");
+    assert!(
+        err.contains(&format!(
+            "c.ckpt keeps the {} of 1764 units",
+            kept.done.len()
+        )),
+        "{err}"
+    );
+    let again = run_in(d, &args, SECS);
+    assert_eq!(String::from_utf8_lossy(&again.stdout), "2279184\n");
+    assert!(again.status.success(), "{}", stderr(&again));
+}
+
+/// Issue 33, item 6: under any limit of address space a run resuming a checkpoint (or merging,
+/// auditing, listing) ends in one line and exit code 1 where memory runs out, never in an abort
+/// (exit code 134), whatever the allocation that is refused.
+#[test]
+fn a_memory_limit_is_one_line_never_an_abort() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for args in [
+        &["count", "16", "--checkpoint", "q.ckpt", "-q"][..],
+        &["count", "12", "--shard", "0/2", "--out", "s0.json", "-q"],
+        &["count", "12", "--shard", "1/2", "--out", "s1.json", "-q"],
+    ] {
+        assert!(run_in(d, args, SECS).status.success());
+    }
+    let commands: [&[&str]; 4] = [
+        &["count", "16", "--checkpoint", "q.ckpt", "-q"],
+        &["merge", "s0.json", "s1.json"],
+        &["audit", "s0.json"],
+        &["list", "9"],
+    ];
+    let mut ran = 0;
+    for kb in (6_000..=40_000).step_by(1_000) {
+        for args in commands {
+            let script = format!(r#"ulimit -v {kb} && exec "$0" "$@""#);
+            let out = sh_in(d, &script, args, SECS);
+            let err = stderr(&out);
+            match out.status.code() {
+                Some(0) => ran += 1,
+                Some(1) => {
+                    assert_eq!(err.lines().count(), 1, "{kb} KB {args:?}: {err}");
+                    assert!(
+                        err.starts_with("nqueens: error: "),
+                        "{kb} KB {args:?}: {err}"
+                    );
+                }
+                // Too little even to load the C library: the system's loader says so.
+                Some(127) => assert!(
+                    err.contains("error while loading shared libraries"),
+                    "{err}"
+                ),
+                other => panic!("{kb} KB {args:?}: {other:?} {err}"),
+            }
+        }
+    }
+    assert!(ran > 0, "no limit let a command run");
+}
+
+/// Issue 33, item 8: a loop of symbolic links given as a checkpoint is bad input (exit 2), as
+/// is any path that names no file a run can write; a result file with a UTF-8 byte-order mark
+/// (an editor's) is read as the file it is.
+#[test]
+fn a_link_loop_is_bad_input_and_a_byte_order_mark_is_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::os::unix::fs::symlink("loop", d.join("loop")).unwrap();
+    let out = run_in(d, &["count", "8", "--checkpoint", "loop"], SECS);
+    assert_refused(&out, "loop is a symbolic link that is not followed");
+    assert!(stderr(&out).contains("a loop of links"), "{}", stderr(&out));
+    let out = run_in(d, &["merge", "loop"], SECS);
+    assert_refused(&out, "loop");
+    assert!(run_in(d, &["count", "8", "--out", "s.json"], SECS)
+        .status
+        .success());
+    let mut bom = b"\xef\xbb\xbf".to_vec();
+    bom.extend(std::fs::read(d.join("s.json")).unwrap());
+    std::fs::write(d.join("bom.json"), bom).unwrap();
+    let out = run_in(d, &["merge", "bom.json"], SECS);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "92\n",
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// A script for [`sh_in`] that runs the command with standard output a pipe whose reader has
@@ -979,6 +1114,13 @@ fn a_result_that_reached_nowhere_is_never_a_success() {
     let _ = std::fs::remove_file(d.join("fifo"));
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(ShardResult::load(&d.join("whole.json")).unwrap().total, 724);
+    // A merged total is kept nowhere else either (issue 33, item 8: it exited 0 in silence).
+    let out = sh_in(d, CLOSED_PIPE, &["merge", "whole.json"], SECS);
+    let _ = std::fs::remove_file(d.join("fifo"));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("the merged count was 724"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
 }
 
 /// Issue 28, items 10 and 16: a resealed checkpoint whose units add up past `u128` is refused

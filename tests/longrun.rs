@@ -386,10 +386,13 @@ fn a_killed_and_resumed_shard_writes_the_same_result() {
         a
     };
     let ckpt = dir.path().join("c1.json");
-    let resumed = dir.path().join("resumed.json");
+    // A result file of each size: one that N = 15 finished before its kill is not N = 16's
+    // (which would refuse to replace it, another job's).
+    let resumed = |n: u32| dir.path().join(format!("resumed{n}.json"));
     // Killed once some units are saved, before the shard can finish (a larger N on a machine
     // that finishes first).
-    let (n, args) = common::kill_mid_run(&[15, 16], &ckpt, |n| shard_args(n, &ckpt, &resumed));
+    let (n, args) = common::kill_mid_run(&[15, 16], &ckpt, |n| shard_args(n, &ckpt, &resumed(n)));
+    let resumed = resumed(n);
     assert!(!resumed.exists(), "the shard finished before the kill");
     run_to_end(&args);
     let whole = dir.path().join("whole.json");
@@ -738,7 +741,114 @@ fn files_that_differ_in_one_identity_field_are_foreign() {
         let forged = ShardResult::new(identity, r.shard, &done, Duration::ZERO, 0.0);
         let path = dir.path().join("forged.json");
         forged.save(&path).unwrap();
+        if field == "the program version" {
+            // Another program of the same unit enumeration: its units are the same units, and
+            // the set merges (a checkpoint is still resumed only by its own version, above).
+            nq().arg("merge")
+                .args([&shards[0], &path, &shards[2]])
+                .assert()
+                .success()
+                .stdout("724\n");
+            continue;
+        }
         assert_merge_refused(&[&shards[0], &path, &shards[2]], "forged.json", field);
         assert_merge_refused(&[&shards[0], &path, &shards[2]], field, field);
     }
+}
+
+/// Issue 36, item 6: `nqueens status` on the folder of a real sharded run, laid out as the
+/// Slurm and GNU parallel scripts lay it out: shards 0 and 1 finished, shard 2 stopped by
+/// SIGTERM part way (its checkpoint saved), shard 3 not started, beside a run's stray files.
+/// Read-only: it takes no lock and changes no file.
+#[test]
+fn status_tells_how_far_a_sharded_job_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let file = |i: u32, ext: &str| d.join(format!("shard-{i}-of-4.{ext}"));
+    // One job: plain at split depth 4 (the kernel is not part of it).
+    let shard = |i: u32, slow: bool| -> Vec<String> {
+        let mut a = common::slow_count(16, file(i, "ckpt"));
+        if !slow {
+            let k = a.iter().position(|x| x == "dfs").unwrap();
+            a[k] = "auto".into();
+        }
+        a.extend(["--shard".into(), format!("{i}/4"), "--out".into()]);
+        a.push(file(i, "json").to_str().unwrap().into());
+        a
+    };
+    for i in [0, 1] {
+        run_to_end(&shard(i, false));
+    }
+    // Shard 2 on the slow kernel, stopped once its checkpoint holds a unit.
+    let mut child = spawn(&shard(2, true));
+    let t0 = Instant::now();
+    while Checkpoint::load(&file(2, "ckpt")).map_or(true, |c| c.done.is_empty()) {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no checkpoint");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    send("TERM", child.id());
+    let stopped = child.wait().unwrap();
+    if stopped.success() {
+        common::skip(
+            "status_tells_how_far_a_sharded_job_is",
+            "shard 2 finished before SIGTERM",
+        );
+        return;
+    }
+    assert_eq!(stopped.code(), Some(143));
+    std::fs::write(d.join("shard-2.log"), "a log\n").unwrap();
+    let before: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+        .collect();
+    let out = nq().args(["status", "--json"]).arg(d).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ckpt = Checkpoint::load(&file(2, "ckpt")).unwrap();
+    let done: usize = [0, 1]
+        .iter()
+        .map(|&i| ShardResult::load(&file(i, "json")).unwrap().units.len())
+        .sum::<usize>()
+        + ckpt.done.len();
+    assert_eq!(v["shards"], 4);
+    assert_eq!(v["finished"], serde_json::json!([0, 1]));
+    assert_eq!(v["not_started"], serde_json::json!([3]));
+    assert_eq!(v["stopped"][0]["shard"], 2);
+    assert_eq!(v["stopped"][0]["units_done"], ckpt.done.len());
+    assert_eq!(v["units_done"], done);
+    assert_eq!(v["units"], ckpt.identity.units);
+    let share = v["estimated_share_done"].as_f64().unwrap();
+    assert!(share > 0.4 && share < 0.75, "{share}");
+    // The same in words.
+    nq().arg("status")
+        .arg(d)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "shards: 2 finished (0, 1); 1 stopped part way (2: ",
+        ))
+        .stdout(predicate::str::contains("1 not started (3)"))
+        .stdout(predicate::str::contains("ETA ? (a shard not started)"));
+    // Nothing changed, no lock file left.
+    for (path, bytes) in before {
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "{}", path.display());
+    }
+    assert!(!std::fs::read_dir(d).unwrap().any(|e| e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .ends_with(".lock")));
+    // A file of another job among them: refused in one line.
+    nq().args(["count", "12", "-q", "--shard", "0/4", "--out"])
+        .arg(d.join("other.json"))
+        .assert()
+        .success();
+    nq().arg("status")
+        .arg(d)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "other.json belongs to another job",
+        ));
 }

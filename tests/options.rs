@@ -33,7 +33,9 @@ fn json_with_a_shard_and_out_prints_the_shards_report() {
         .stdout("")
         .stderr(predicate::str::contains("--json with --shard needs --out"));
     // Without --json a written shard prints nothing, as before.
-    nq().args(["count", "12", "--shard", "1/2", "--quiet", "--out", o])
+    let other = dir.path().join("z.json");
+    nq().args(["count", "12", "--shard", "1/2", "--quiet", "--out"])
+        .arg(&other)
         .assert()
         .success()
         .stdout("");
@@ -56,8 +58,29 @@ fn out_without_a_shard_is_the_whole_job_and_unique_is_absent_unless_counted() {
         .assert()
         .success()
         .stdout(predicate::str::contains(r#""total":92,"method""#));
+    // Another job's result (here: with unique counts) does not replace it unasked (issue 33,
+    // item 4); with --overwrite it does.
+    let before = std::fs::read(&out).unwrap();
+    nq().args(["count", "8", "--unique", "--out", o, "--quiet"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "this run counts unique solutions and the file does not); it was left untouched; \
+             add --overwrite to replace it",
+        ));
+    assert_eq!(std::fs::read(&out).unwrap(), before);
     // Asked for, the unique count is in the file, on stdout and in the merge.
-    let v = json_of(&["count", "8", "--unique", "--json", "--out", o, "--quiet"]);
+    let v = json_of(&[
+        "count",
+        "8",
+        "--unique",
+        "--json",
+        "--out",
+        o,
+        "--overwrite",
+        "--quiet",
+    ]);
     assert_eq!(
         (v["total"].as_u64(), v["unique"].as_u64()),
         (Some(92), Some(12))
@@ -247,4 +270,34 @@ fn help_says_edge_is_the_default_method() {
             && bench.contains("- edge:   the four edge queens first"),
         "{bench}"
     );
+}
+
+/// Issue 33, item 8: a result file of the whole job is its one shard 0/1, whether asked for as
+/// `--out` alone or as `--shard 0/1 --out`: one job, one identity (the split depth was the
+/// machine's default in one and the shards' in the other), so the two files are replicas.
+#[test]
+fn out_alone_and_shard_0_of_1_write_one_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    nq().args(["count", "12", "-q", "--out"])
+        .arg(&a)
+        .assert()
+        .success();
+    nq().args(["count", "12", "-q", "--shard", "0/1", "--out"])
+        .arg(&b)
+        .assert()
+        .success();
+    let (ra, rb) = (
+        ShardResult::load(&a).unwrap(),
+        ShardResult::load(&b).unwrap(),
+    );
+    assert_eq!(ra.identity, rb.identity);
+    nq().arg("merge")
+        .args([&a, &b])
+        .assert()
+        .success()
+        .stdout("14200\n")
+        .stderr(predicate::str::contains(
+            "1 of 1 shards confirmed by a replica",
+        ));
 }

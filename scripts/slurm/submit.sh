@@ -44,6 +44,12 @@ if ! [[ "$replicas" =~ ^[1-9][0-9]*$ ]]; then
     echo "--replicas needs a whole number of at least 1, got '$replicas'" >&2
     exit 2
 fi
+for tool in sbatch sinfo; do
+    if ! command -v "$tool" >/dev/null; then
+        echo "submit: $tool not found: run this on a machine that submits Slurm jobs (with sbatch and sinfo on PATH), or use scripts/gnu-parallel.sh" >&2
+        exit 2
+    fi
+done
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)

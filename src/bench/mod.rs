@@ -224,6 +224,19 @@ pub enum BenchError {
     },
 }
 
+impl crate::Classify for BenchError {
+    fn class(&self) -> crate::Class {
+        use crate::Class;
+        match self {
+            BenchError::Invalid(_) | BenchError::OverBudget { .. } => Class::Request,
+            BenchError::Mismatch { .. } => Class::Disagreement,
+            BenchError::Engine(e) => crate::Classify::class(e),
+            BenchError::Failed { error, .. } => crate::Classify::class(&**error),
+            BenchError::Interrupted { .. } | BenchError::Io { .. } => Class::Machine,
+        }
+    }
+}
+
 /// Runs the benchmark. Every count is checked against the published value: a difference stops
 /// it ([`BenchError::Mismatch`]). Once `stop` is set (by a signal handler, say), it ends early
 /// with the runs finished so far, marked partial ([`Results::partial`]); a failure after some

@@ -142,7 +142,8 @@ pub struct Results {
     pub started_utc: String,
     /// The machine, the build and the command line.
     pub machine: Machine,
-    /// What was asked for.
+    /// What was asked for, but for the largest N of an open range ([`Settings::budget_s`]):
+    /// the largest it measured, the range that ran.
     pub settings: Settings,
     /// The library's default method when the benchmark ran (what `nqueens count` runs without
     /// `--method`, [`crate::Method::default`]): the method the plots show when it was measured.

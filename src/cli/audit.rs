@@ -5,9 +5,10 @@ use super::args::{EngineArgs, KernelChoice};
 use super::{default_threads, parse_threads};
 use super::{Exit, Result};
 use clap::Args;
-use nqueens::longrun::audit::{self, Records, Sample};
+use nqueens::longrun::audit::{self, Recorded, Sample};
+use nqueens::longrun::envelope::FileKind;
 use nqueens::longrun::Identity;
-use nqueens::{Counts, Plan};
+use nqueens::{Class, Classify, Counts, Plan};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -110,7 +111,7 @@ pub fn run(args: &AuditArgs) -> Result<Exit> {
 /// A file to audit: its records and the plan they are recounted with.
 struct File {
     path: PathBuf,
-    records: Records,
+    records: Recorded,
     plan: Arc<Plan>,
 }
 
@@ -120,7 +121,7 @@ fn load_all(paths: &[PathBuf], tally: &mut Tally) -> Vec<File> {
     let mut plans: HashMap<Identity, Arc<Plan>> = HashMap::new();
     let mut files = Vec::new();
     for path in paths {
-        let loaded = Records::load(path).and_then(|records| {
+        let loaded = Recorded::load(path).and_then(|records| {
             let plan = match plans.get(&records.identity) {
                 Some(plan) => plan.clone(),
                 None => Arc::new(records.plan(path)?),
@@ -144,9 +145,9 @@ fn load_all(paths: &[PathBuf], tally: &mut Tally) -> Vec<File> {
 /// sample proves. Paths and hosts come from the user and the files: escaped.
 fn report_file(out: &mut dyn Write, file: &File, result: &audit::Audit) -> Result<()> {
     let (records, id) = (&file.records, &file.records.identity);
-    let what = match (records.checkpoint, records.shard) {
-        (false, Some(s)) => format!("shard {s}"),
-        (true, Some(s)) => format!("checkpoint of shard {s}"),
+    let what = match (records.kind, records.shard) {
+        (FileKind::ShardResult, Some(s)) => format!("shard {s}"),
+        (FileKind::Checkpoint, Some(s)) => format!("checkpoint of shard {s}"),
         (_, None) => "checkpoint".into(),
     };
     let host = match &records.host {
@@ -182,48 +183,28 @@ fn report_file(out: &mut dyn Write, file: &File, result: &audit::Audit) -> Resul
 
 /// For each job whose files together record every one of its units (a whole set of shards, or
 /// a finished checkpoint) and that has a published count: the sum of the recorded units (each
-/// once) against it, as a line; a difference counts as a mismatch.
+/// once) against it ([`audit::whole_jobs`]), as a line; a difference counts as a mismatch.
 fn whole_jobs(files: &[File], tally: &mut Tally) -> Vec<String> {
-    let mut jobs: HashMap<&Identity, std::collections::BTreeMap<u32, Counts>> = HashMap::new();
-    for f in files {
-        let units = jobs.entry(&f.records.identity).or_default();
-        for (&u, &c) in &f.records.units {
-            units.entry(u).or_insert(c);
-        }
-    }
     let mut lines = Vec::new();
-    for (id, units) in jobs {
-        let known = nqueens::known::published(id.n).filter(|_| id.placed.is_empty());
-        let (Some(known), true) = (known, units.len() == id.units as usize) else {
-            continue;
-        };
-        let mut sum = Counts::default();
-        for c in units.values() {
-            sum = Counts {
-                total: sum.total.saturating_add(c.total),
-                unique: sum.unique.saturating_add(c.unique),
-            };
-        }
-        let expected = Counts {
-            total: known.total,
-            unique: if id.unique { known.unique } else { 0 },
-        };
-        let verdict = if sum == expected {
-            "as published".to_string()
-        } else {
-            tally.jobs_off += 1;
-            format!(
-                "MISMATCH with the published {}",
-                counts(expected, id.unique)
-            )
+    for job in audit::whole_jobs(files.iter().map(|f| &f.records)) {
+        let id = &job.identity;
+        let verdict = match job.verdict {
+            Ok(nqueens::known::Checked::AsPublished) => "as published".to_string(),
+            Ok(nqueens::known::Checked::Unpublished) => continue,
+            Err(m) => {
+                tally.jobs_off += 1;
+                format!(
+                    "MISMATCH with the published {}",
+                    counts(m.published, id.unique)
+                )
+            }
         };
         lines.push(format!(
             "N = {}: the files record every unit of the job: {}, {verdict}",
             id.n,
-            counts(sum, id.unique)
+            counts(job.counts, id.unique)
         ));
     }
-    lines.sort();
     lines
 }
 
@@ -249,7 +230,7 @@ impl Tally {
     /// A file that could not be audited, said on stderr.
     fn refused(&mut self, e: &audit::AuditError) {
         note!("nqueens: error: {}", super::escape(&e.to_string()));
-        if e.is_bad_input() {
+        if e.class() == Class::Request {
             self.bad_input += 1;
         } else {
             self.failure += 1;
@@ -275,8 +256,10 @@ impl Tally {
 
     /// 1 on a mismatch or a failed recount, 2 for a file that cannot be audited, else 0.
     fn exit_code(&self) -> Exit {
-        if self.mismatches > 0 || self.jobs_off > 0 || self.failure > 0 {
-            Exit::Mismatch
+        if self.mismatches > 0 || self.jobs_off > 0 {
+            Exit::Disagreed
+        } else if self.failure > 0 {
+            Exit::Failed
         } else if self.bad_input > 0 {
             Exit::Refused
         } else {

@@ -143,11 +143,12 @@ fn usage(e: BenchError) -> Failure {
 }
 
 pub fn run(args: &BenchArgs) -> Result<Exit> {
+    // First thing, as `count` does: a signal from now on stops the benchmark cleanly.
+    let signals = super::longrun::catch_signals()?;
     let settings = settings(args)?;
     let machine = Machine::detect(command_line());
     // Before any run: a folder that cannot take the results stops here.
     let (out, created) = prepare(args.out.as_deref(), args.overwrite, &machine.host)?;
-    let signals = super::longrun::catch_signals()?;
     // The progress of the timed runs, drawn as `count` draws its own.
     let lines = args.progress.then_some(Duration::from_secs(10));
     let mut display = Display::new(Mode::choose(false, lines)).counting("runs");
@@ -166,6 +167,15 @@ pub fn run(args: &BenchArgs) -> Result<Exit> {
             return Err(usage(e));
         }
     };
+    let sig = signals.signal.load(Ordering::SeqCst);
+    if report.rows.is_empty() && failure.is_none() && sig != 0 {
+        // Stopped before any run was measured: nothing to write, and no empty folder left.
+        if created {
+            let _ = std::fs::remove_dir(&out);
+        }
+        note!("nqueens: stopped by signal {sig} before any run was measured; nothing written");
+        return Ok(Exit::Signal(sig as i32));
+    }
     if let Some(w) = report.busy_warning() {
         note!("nqueens: warning: {w}");
     }
@@ -177,7 +187,7 @@ pub fn run(args: &BenchArgs) -> Result<Exit> {
     let code = match (&failure, signals.signal.load(Ordering::SeqCst)) {
         (Some(e), _) => {
             note!("nqueens: error: {e}; {kept}");
-            Exit::Mismatch
+            Exit::of(nqueens::Classify::class(e))
         }
         (None, 0) => Exit::Done,
         (None, sig) => {
@@ -196,16 +206,16 @@ fn write(report: &Results, dir: &Path, overwrite: bool, code: Exit) -> Result<Ex
     let mut stdout = std::io::stdout().lock();
     match save(report, dir, overwrite) {
         Ok(written) => {
-            written
-                .iter()
-                .try_for_each(|p| writeln!(stdout, "{}", p.display()))?;
+            written.iter().try_for_each(|p| {
+                writeln!(stdout, "{}", super::escape(&p.display().to_string()))
+            })?;
             Ok(code)
         }
         Err(error) => {
             note!("nqueens: error: {error}; scaling.json follows on standard output instead");
             stdout.write_all(&export::json(report)?)?;
             stdout.flush()?;
-            Ok(Exit::Mismatch)
+            Ok(Exit::Failed)
         }
     }
 }

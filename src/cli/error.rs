@@ -3,13 +3,15 @@
 //! | code | meaning |
 //! |---:|---|
 //! | 0 | done as asked |
-//! | 1 | a count that disagrees (with the published value, a replica or an audit), or a failure of the machine (a disk, a device, the threads); also a result that reached nowhere |
+//! | 1 | a count that disagrees (with the published value, a replica or an audit), a failure of the machine (a disk, a device, the threads), a result that reached nowhere, or a board with no solution (`solve 2`) |
 //! | 2 | bad input or a refusal: an argument, a file given, a run too long to start unconfirmed, a file in use |
 //! | 128 + S | stopped by signal S (the checkpoint saved) |
 //!
-//! Every error a command meets becomes a [`Failure`] through [`Blame`], which each error type
-//! implements here once: whether the request or the machine is at fault.
+//! Every error a command meets becomes a [`Failure`] by its class ([`nqueens::Classify`]),
+//! which the library's errors say themselves: the request's (2), the machine's or a
+//! disagreement (1). No error type has a rule of its own here.
 
+use nqueens::{Class, Classify};
 use std::error::Error as StdError;
 use std::process::ExitCode;
 
@@ -18,8 +20,12 @@ use std::process::ExitCode;
 pub enum Exit {
     /// Done as asked.
     Done,
-    /// Done, but a count disagrees, or part of what was asked failed (a save, a device).
-    Mismatch,
+    /// Done, but a count disagrees (with the published value, a replica, a recount).
+    Disagreed,
+    /// Done, but part of what was asked failed (a save, a device, the output).
+    Failed,
+    /// There is nothing to print: the board has no solution (with the queens given).
+    NoSolution,
     /// Part of the request was refused (a file that cannot be audited).
     Refused,
     /// Stopped by a signal.
@@ -27,12 +33,21 @@ pub enum Exit {
 }
 
 impl Exit {
-    /// [`Exit::Done`], or [`Exit::Mismatch`] when `failed`.
+    /// [`Exit::Done`], or [`Exit::Failed`] when `failed`.
     pub fn failed_if(failed: bool) -> Exit {
         if failed {
-            Exit::Mismatch
+            Exit::Failed
         } else {
             Exit::Done
+        }
+    }
+
+    /// How a command ends on an error of `class`.
+    pub fn of(class: Class) -> Exit {
+        match class {
+            Class::Request => Exit::Refused,
+            Class::Machine => Exit::Failed,
+            Class::Disagreement => Exit::Disagreed,
         }
     }
 }
@@ -41,24 +56,18 @@ impl From<Exit> for ExitCode {
     fn from(exit: Exit) -> ExitCode {
         ExitCode::from(match exit {
             Exit::Done => 0,
-            Exit::Mismatch => 1,
+            Exit::Disagreed | Exit::Failed | Exit::NoSolution => 1,
             Exit::Refused => 2,
             Exit::Signal(sig) => u8::try_from(128 + sig).unwrap_or(u8::MAX),
         })
     }
 }
 
-/// Whose fault an error is: the request's (exit code 2) or the machine's (exit code 1).
-pub trait Blame {
-    /// Whether the request is at fault: bad input or a refusal.
-    fn is_bad_input(&self) -> bool;
-}
-
 /// An error that ends a command: one line on stderr, then its exit code.
 #[derive(Debug)]
 pub struct Failure {
     error: Box<dyn StdError + Send + Sync>,
-    bad_input: bool,
+    class: Class,
     broken_pipe: bool,
 }
 
@@ -66,9 +75,9 @@ pub struct Failure {
 pub type Result<T, E = Failure> = std::result::Result<T, E>;
 
 impl Failure {
-    /// The exit code: 2 for bad input, 1 otherwise.
+    /// The exit code of the error's class: 2 for the request's, 1 otherwise.
     pub fn exit(&self) -> ExitCode {
-        Exit::from_failure(self.bad_input).into()
+        Exit::of(self.class).into()
     }
 
     /// Whether the error is a write to a closed pipe (`| head`), which ends a stream of output
@@ -89,30 +98,55 @@ impl std::fmt::Display for Failure {
     }
 }
 
-impl Exit {
-    fn from_failure(bad_input: bool) -> Exit {
-        if bad_input {
-            Exit::Refused
-        } else {
-            Exit::Mismatch
-        }
-    }
-}
-
-impl<E: Blame + StdError + Send + Sync + 'static> From<E> for Failure {
-    fn from(e: E) -> Failure {
+impl Failure {
+    /// The failure of an error that says its class.
+    fn classified<E: Classify + StdError + Send + Sync + 'static>(e: E) -> Failure {
         Failure {
-            bad_input: e.is_bad_input(),
+            class: e.class(),
             broken_pipe: false,
             error: Box::new(e),
         }
     }
 }
 
+/// The errors a command meets, each by its class (the same rule for all: a list, not rules).
+macro_rules! by_class {
+    ($($t:ty),+ $(,)?) => {
+        $(impl From<$t> for Failure {
+            fn from(e: $t) -> Failure {
+                Failure::classified(e)
+            }
+        })+
+    };
+}
+
+by_class!(
+    nqueens::Error,
+    nqueens::known::Mismatch,
+    nqueens::longrun::StoreError,
+    nqueens::longrun::RunError,
+    nqueens::longrun::SetError,
+    nqueens::longrun::ShardSpecError,
+    nqueens::longrun::StatusError,
+    nqueens::longrun::lock::LockError,
+    nqueens::longrun::audit::AuditError,
+    nqueens::longrun::MergeError,
+    nqueens::longrun::durable::FileError,
+    nqueens::longrun::estimate::TooLong,
+    nqueens::longrun::estimate::ListingTooLarge,
+    nqueens::opencl::OpenClError,
+    nqueens::solutions::uva750::InputError,
+    UsageError,
+    Undelivered,
+);
+
+#[cfg(feature = "bench")]
+by_class!(nqueens::bench::BenchError);
+
 impl From<std::io::Error> for Failure {
     fn from(e: std::io::Error) -> Failure {
         Failure {
-            bad_input: false,
+            class: Class::Machine,
             broken_pipe: e.kind() == std::io::ErrorKind::BrokenPipe,
             error: Box::new(e),
         }
@@ -130,9 +164,9 @@ impl From<serde_json::Error> for Failure {
 #[error("{0}")]
 pub struct UsageError(pub String);
 
-impl Blame for UsageError {
-    fn is_bad_input(&self) -> bool {
-        true
+impl Classify for UsageError {
+    fn class(&self) -> Class {
+        Class::Request
     }
 }
 
@@ -143,72 +177,80 @@ impl Blame for UsageError {
 #[error("the result could not be written: {0}")]
 pub struct Undelivered(pub String);
 
-impl Blame for Undelivered {
-    fn is_bad_input(&self) -> bool {
-        false
+impl Classify for Undelivered {
+    fn class(&self) -> Class {
+        Class::Machine
     }
 }
 
-/// The library's errors, each by its own rule.
-macro_rules! blame_by_method {
-    ($($t:ty),+) => {
-        $(impl Blame for $t {
-            fn is_bad_input(&self) -> bool {
-                <$t>::is_bad_input(self)
-            }
-        })+
-    };
-}
-
-blame_by_method!(
-    nqueens::Error,
-    nqueens::longrun::StoreError,
-    nqueens::longrun::RunError,
-    nqueens::longrun::lock::LockError,
-    nqueens::longrun::audit::AuditError,
-    nqueens::longrun::MergeError
-);
-
-#[cfg(feature = "bench")]
-impl Blame for nqueens::bench::BenchError {
-    fn is_bad_input(&self) -> bool {
-        match self {
-            nqueens::bench::BenchError::Invalid(_) => true,
-            nqueens::bench::BenchError::Engine(e) => e.is_bad_input(),
-            _ => false,
+impl From<clap::Error> for Failure {
+    fn from(e: clap::Error) -> Failure {
+        Failure {
+            class: Class::Request,
+            broken_pipe: false,
+            error: Box::new(e),
         }
     }
 }
 
-impl Blame for nqueens::opencl::OpenClError {
-    fn is_bad_input(&self) -> bool {
-        self.is_unavailable()
-    }
-}
-
-impl Blame for nqueens::longrun::estimate::TooLong {
-    fn is_bad_input(&self) -> bool {
-        true
-    }
-}
-
-impl Blame for nqueens::solutions::uva750::InputError {
-    fn is_bad_input(&self) -> bool {
-        true
-    }
-}
-
-impl Blame for clap::Error {
-    fn is_bad_input(&self) -> bool {
-        true
-    }
-}
-
+/// A listing's error: an I/O error as such (a closed pipe ends a listing), else by its class.
 impl From<nqueens::solutions::WriteError> for Failure {
     fn from(e: nqueens::solutions::WriteError) -> Failure {
         match e {
             nqueens::solutions::WriteError::Io(e) => e.into(),
             nqueens::solutions::WriteError::Invalid(e) => e.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every class has its exit code, and so has every way a command ends.
+    #[test]
+    fn exit_codes_follow_the_class() {
+        let code = |f: Failure| f.exit();
+        assert_eq!(code(UsageError("x".into()).into()), ExitCode::from(2));
+        assert_eq!(code(Undelivered("x".into()).into()), ExitCode::from(1));
+        let io = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        let f: Failure = io.into();
+        assert!(f.is_broken_pipe());
+        assert_eq!(f.exit(), ExitCode::from(1));
+        let mismatch = nqueens::known::check(
+            8,
+            false,
+            false,
+            nqueens::Counts {
+                total: 93,
+                unique: 0,
+            },
+        )
+        .unwrap_err();
+        assert_eq!(code(mismatch.into()), ExitCode::from(1));
+        assert_eq!(code(nqueens::Error::ZeroThreads.into()), ExitCode::from(2));
+        let machine = nqueens::Error::ThreadPool { reason: "x".into() };
+        assert_eq!(code(machine.into()), ExitCode::from(1));
+        let ends = [
+            (Exit::Done, 0),
+            (Exit::Disagreed, 1),
+            (Exit::Failed, 1),
+            (Exit::NoSolution, 1),
+            (Exit::Refused, 2),
+            (Exit::Signal(15), 143),
+            (Exit::Signal(2), 130),
+        ];
+        for (exit, want) in ends {
+            assert_eq!(ExitCode::from(exit), ExitCode::from(want), "{exit:?}");
+        }
+        assert_eq!(Exit::failed_if(true), Exit::Failed);
+        assert_eq!(Exit::failed_if(false), Exit::Done);
+        for (class, exit) in [
+            (Class::Request, Exit::Refused),
+            (Class::Machine, Exit::Failed),
+            (Class::Disagreement, Exit::Disagreed),
+        ] {
+            assert_eq!(Exit::of(class), exit);
         }
     }
 }

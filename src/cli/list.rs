@@ -70,7 +70,7 @@ pub fn run(args: &ListArgs) -> Result<Exit> {
                     args.n
                 );
             }
-            Ok(Exit::Mismatch)
+            Ok(Exit::NoSolution)
         }
         Ok(_) => Ok(Exit::Done),
         Err(WriteError::Invalid(e)) => Err(e.into()),

@@ -57,9 +57,14 @@ pub struct LongRunArgs {
     yes: bool,
     /// Write the result file (JSON, for `nqueens merge`) to FILE, atomically. Without --shard,
     /// the whole job is its one shard (0/1) and the count is printed as usual; with --shard and
-    /// --json, the shard's JSON report goes to standard output.
+    /// --json, the shard's JSON report goes to standard output. A result file already there is
+    /// replaced only if it is of the same job and shard (see --overwrite).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Let --out replace a result file of another job or shard, or a damaged one (never a
+    /// checkpoint, nor a file nqueens did not write).
+    #[arg(long, requires = "out")]
+    overwrite: bool,
 }
 
 fn parse_secs(s: &str) -> Result<Duration, String> {
@@ -88,19 +93,21 @@ fn parse_interval(s: &str) -> Result<Duration, String> {
 
 fn parse_shard(s: &str) -> Result<ShardSpec, String> {
     s.parse()
+        .map_err(|e: nqueens::longrun::ShardSpecError| e.to_string())
 }
 
 impl LongRunArgs {
     /// The method and the split depth to use when the user gives none: the checkpoint's, when
     /// one is being resumed (so a checkpoint of an earlier default method resumes as it was
-    /// started), else a shard's default depth for the method (`None`: the machine's default).
+    /// started), else a shard's default depth for the method, a result file of the whole job
+    /// being its one shard 0/1 (so that `--out` and `--shard 0/1 --out` write one job); `None`:
+    /// the default depth.
     pub fn defaults(&self, n: u32, method: Option<Method>) -> (Method, Option<u32>) {
-        Run::defaults(
-            n,
-            method,
-            self.checkpoint.as_deref(),
-            self.shard.map(|s| s.count),
-        )
+        let shards = self
+            .shard
+            .map(|s| s.count)
+            .or(self.out.is_some().then_some(1));
+        Run::defaults(n, method, self.checkpoint.as_deref(), shards)
     }
 
     /// How progress is shown: a bar on a terminal, lines when asked for, else nothing.
@@ -161,21 +168,71 @@ pub fn run(
     let mut display = Display::new(args.mode());
     let finish = prepared.execute(engine, &mut display);
     display.finish();
-    match finish? {
-        Finish::Stopped { done, units, saved } => {
+    match finish {
+        Ok(Finish::Stopped { done, units, saved }) => {
             let sig = signal.load(Ordering::SeqCst);
-            let saved = match saved {
-                Some(p) => format!(
-                    "saved to {}; run the same command to resume",
-                    shown_path(&p)
-                ),
-                None => "nothing saved (no --checkpoint)".into(),
-            };
+            let saved =
+                match saved {
+                    Some(s) if s.failed.is_none() => format!(
+                        "saved to {}; run the same command to resume",
+                        shown_path(&s.path)
+                    ),
+                    Some(s) => {
+                        format!(
+                    "but the checkpoint could not be saved ({}): {} keeps the {} units of its \
+                     last save; run the same command to resume from there",
+                    super::escape(&s.failed.as_ref().map(ToString::to_string).unwrap_or_default()),
+                    shown_path(&s.path),
+                    s.holds
+                )
+                    }
+                    None => "nothing saved (no --checkpoint)".into(),
+                };
             note!("nqueens: stopped by signal {sig}: {done} of {units} units done, {saved}");
             Ok(Exit::Signal(sig as i32))
         }
-        Finish::Done(done) => deliver(args, &done, json, unique),
+        Ok(Finish::Done(done)) => deliver(args, &done, json, unique),
+        Err(RunError::Mismatch { done, mismatch }) => {
+            super::devices::warn_failed(&done.report.devices);
+            say_saves(args, &done);
+            note!(
+                "nqueens: {mismatch}; no count is printed: {}",
+                mismatch_hint(args, &done)
+            );
+            Ok(Exit::Disagreed)
+        }
+        Err(e) => Err(e.into()),
     }
+}
+
+/// What to do about a whole job that counts other than the published value, where its units'
+/// counts were kept: audit the checkpoint it resumed or wrote, or the result file.
+fn mismatch_hint(args: &LongRunArgs, done: &Done) -> String {
+    let files: Vec<String> = [
+        args.checkpoint.as_deref(),
+        done.saved
+            .as_ref()
+            .and_then(|s| s.as_ref().ok())
+            .map(PathBuf::as_path),
+    ]
+    .into_iter()
+    .flatten()
+    .map(shown_path)
+    .collect();
+    if files.is_empty() {
+        return "a unit was counted wrong; count again, or on another kernel (--kernel)".into();
+    }
+    let verb = if done.resumed > 0 {
+        "resumed holds"
+    } else {
+        "holds"
+    };
+    format!(
+        "{} {verb} each unit's counts, and `nqueens audit --sample 1 {}` recounts them and \
+         names the wrong ones",
+        files.join(" and "),
+        files.join(" ")
+    )
 }
 
 /// The run of `job` that the options ask for, prepared (files checked and locked, checkpoint
@@ -186,11 +243,11 @@ fn prepare(
     engine: &Engine,
     cancel: Arc<AtomicBool>,
 ) -> Result<Prepared> {
-    let asked = job.clone();
     let mut run = Run::new(job)
         .confirm_above((!args.yes).then_some(estimate::CONFIRM_ABOVE))
         .cancel_on(cancel)
-        .tick(Duration::from_millis(100));
+        .tick(Duration::from_millis(100))
+        .overwrite(args.overwrite);
     if let Some(path) = &args.checkpoint {
         run = run.checkpoint(path, args.checkpoint_every);
     }
@@ -203,12 +260,21 @@ fn prepare(
     run.prepare(engine).map_err(|e| -> Failure {
         match e {
             RunError::TooLong(e) => UsageError(format!("{e}; add --yes to start it anyway")).into(),
+            RunError::Occupied {
+                source,
+                overwritable,
+            } => {
+                let hint = if overwritable {
+                    "; add --overwrite to replace it"
+                } else {
+                    ""
+                };
+                UsageError(format!("{source}; it was left untouched{hint}")).into()
+            }
             // A file the run would have written over: say that it was not.
-            RunError::Store(e) if e.is_about_a_file() => UsageError(format!(
-                "{e}{}; it was left untouched",
-                unique_hint(args.checkpoint.as_deref(), &asked)
-            ))
-            .into(),
+            RunError::Store(e) if e.is_about_a_file() => {
+                UsageError(format!("{e}{}; it was left untouched", unique_hint(&e))).into()
+            }
             e => e.into(),
         }
     })
@@ -255,7 +321,7 @@ fn deliver(args: &LongRunArgs, done: &Done, json: bool, unique: bool) -> Result<
     let text = output(args, done, json, unique, carries_result_file)?;
     // Kept elsewhere: in the result file, or in a checkpoint that holds every unit (the same
     // command prints the count again at once).
-    let kept = written || (args.checkpoint.is_some() && done.unsaved.is_none());
+    let kept = written || done.checkpoint.as_ref().is_some_and(|c| c.failed.is_none());
     let Err(e) = write_out(&text) else {
         return Ok(Exit::failed_if(failed));
     };
@@ -284,17 +350,40 @@ fn deliver(args: &LongRunArgs, done: &Done, json: bool, unique: bool) -> Result<
     Err(super::Undelivered(format!("{e}; {what}")).into())
 }
 
-/// Says what became of the run's files: a failed last save of the checkpoint, the result file
-/// written or not. Whether the result file was written, and whether anything failed.
+/// Says what became of the run's files: the checkpoint (what it holds now, or its failed last
+/// save), the result file written or not. Whether the result file was written, and whether
+/// anything failed.
 fn say_saves(args: &LongRunArgs, done: &Done) -> (bool, bool) {
     let mut failed = false;
-    if let Some(e) = &done.unsaved {
-        note!(
-            "nqueens: error: the last save of the checkpoint failed: {}; every unit was counted, \
-             and the count follows",
-            super::escape(&e.to_string())
-        );
-        failed = true;
+    let goes = if args.shard.is_some() {
+        "the shard's result goes to --out or standard output"
+    } else {
+        "the count goes to standard output"
+    };
+    match &done.checkpoint {
+        Some(c) if c.failed.is_some() => {
+            note!(
+                "nqueens: error: the last save of the checkpoint failed: {}; every unit was \
+                 counted, and {goes}; {} keeps the {} of {} units of its last save",
+                super::escape(
+                    &c.failed
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_default()
+                ),
+                shown_path(&c.path),
+                c.holds,
+                c.of
+            );
+            failed = true;
+        }
+        Some(c) => args.note(format!(
+            "the checkpoint {} holds all {} units of this run: the same command prints the \
+             result again at once; keep it or delete it",
+            shown_path(&c.path),
+            c.holds
+        )),
+        None => {}
     }
     let written = match &done.saved {
         Some(Ok(out)) => {
@@ -397,20 +486,13 @@ fn without_path(e: std::io::Error) -> std::io::Error {
     }
 }
 
-/// What to add to the refusal of a checkpoint of the job `job` but for counting unique
-/// solutions where the run does not, or the reverse: the option that resumes it.
-fn unique_hint(checkpoint: Option<&std::path::Path>, job: &Job) -> &'static str {
-    let Some(saved) = checkpoint.and_then(|p| nqueens::longrun::Checkpoint::load(p).ok()) else {
-        return "";
-    };
-    let ours = nqueens::longrun::Identity::of(&nqueens::Plan::new(job.clone()));
-    let flipped = nqueens::longrun::Identity {
-        unique: ours.unique,
-        ..saved.identity
-    };
-    match (flipped == ours, saved.identity.unique) {
-        (true, true) if !ours.unique => ": resume it with --unique",
-        (true, false) if ours.unique => ": resume it without --unique",
+/// What to add to the refusal of a file of this job but for counting unique solutions where
+/// the run does not, or the reverse: the option that resumes it.
+fn unique_hint(e: &nqueens::longrun::StoreError) -> &'static str {
+    use nqueens::longrun::Difference;
+    match e.differences() {
+        [Difference::Unique { file: true }] => ": resume it with --unique",
+        [Difference::Unique { file: false }] => ": resume it without --unique",
         _ => "",
     }
 }

@@ -50,6 +50,7 @@ pub fn run(args: &MergeArgs) -> Result<Exit> {
     let m = match longrun::merge_files(&args.files) {
         Ok(m) => m,
         Err(MergeError::Store(e)) => return Err(e.into()),
+        Err(MergeError::Set(e)) => return Err(e.into()),
         Err(MergeError::Disagree(list)) => {
             let shards: std::collections::BTreeSet<_> = list.iter().map(|d| d.shard).collect();
             note!(
@@ -65,7 +66,7 @@ pub fn run(args: &MergeArgs) -> Result<Exit> {
             if list.len() > SHOWN {
                 note!("nqueens:   ... and {} more", list.len() - SHOWN);
             }
-            return Ok(Exit::Mismatch);
+            return Ok(Exit::Disagreed);
         }
         Err(e @ MergeError::Mismatch { .. }) => {
             note!(
@@ -73,7 +74,7 @@ pub fn run(args: &MergeArgs) -> Result<Exit> {
                  FILE...` recounts a sample of each file's units and names the wrong ones",
                 super::escape(&e.to_string())
             );
-            return Ok(Exit::Mismatch);
+            return Ok(Exit::Disagreed);
         }
     };
     if m.replicated > 0 {
@@ -85,7 +86,7 @@ pub fn run(args: &MergeArgs) -> Result<Exit> {
         );
     }
     let id = &m.identity;
-    let mut out = super::stdout();
+    let mut out = Vec::new();
     if args.json {
         let j = MergeJson {
             n: id.n,
@@ -95,7 +96,7 @@ pub fn run(args: &MergeArgs) -> Result<Exit> {
             split_depth: id.split_depth,
             units: id.units,
             shards: m.shards,
-            shard_seconds: m.elapsed.as_secs_f64(),
+            shard_seconds: super::report::seconds(m.elapsed),
             files: m.files,
             replicated_shards: m.replicated,
             replicated_across_hosts: m.replicated_across_hosts,
@@ -107,6 +108,14 @@ pub fn run(args: &MergeArgs) -> Result<Exit> {
     } else {
         writeln!(out, "{}", m.counts.total)?;
     }
-    out.flush()?;
+    // The total is kept nowhere else: standard output that cannot take it (a closed pipe
+    // included) is a failure, with the total in the message.
+    let mut stdout = super::stdout();
+    if let Err(e) = stdout.write_all(&out).and_then(|()| stdout.flush()) {
+        let text = String::from_utf8_lossy(&out);
+        return Err(
+            super::Undelivered(format!("{e}; the merged count was {}", text.trim_end())).into(),
+        );
+    }
     Ok(Exit::Done)
 }

@@ -24,6 +24,7 @@ mod merge;
 mod progress;
 mod report;
 mod solve;
+mod status;
 mod uva750;
 mod verify;
 
@@ -63,6 +64,7 @@ enum Command {
     Uva750(uva750::Uva750Args),
     Merge(merge::MergeArgs),
     Audit(audit::AuditArgs),
+    Status(status::StatusArgs),
     #[cfg(feature = "bench")]
     Bench(bench::BenchArgs),
     Devices(devices::DevicesArgs),
@@ -109,6 +111,7 @@ pub fn run() -> Result<Exit> {
         Some(Command::Uva750(args)) => uva750::run(&args),
         Some(Command::Merge(args)) => merge::run(&args),
         Some(Command::Audit(args)) => audit::run(&args),
+        Some(Command::Status(args)) => status::run(&args),
         #[cfg(feature = "bench")]
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Devices(args)) => devices::run(&args),
@@ -183,7 +186,13 @@ pub fn one_line(err: &Failure) -> String {
             line.push_str(&text);
         }
     }
-    let line = escape(&line.split_whitespace().collect::<Vec<_>>().join(" "));
+    // Escaped first, so that a newline in a name shows as `\n` rather than as a space; runs
+    // of spaces then shrink to one.
+    let line = escape(&line)
+        .split(' ')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
     // One line, of a length a terminal can show: a message quoting a huge file is cut.
     const MAX: usize = 2000;
     match line.char_indices().nth(MAX) {

@@ -11,7 +11,7 @@
 //! whole.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
-use nqueens::longrun::{clock, LogLines, Progress, Watch};
+use nqueens::longrun::{clock, LogLines, Progress, SaveEvent, Watch};
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
@@ -283,6 +283,20 @@ impl Watch for Display {
             bar.set_message(fit(&summaries(p, self.noun), room));
         } else if let Some(lines) = &mut self.lines {
             lines.progress(p);
+        }
+    }
+
+    /// A save of the checkpoint that failed (or succeeded again) is said at once, above the
+    /// bar, even with `--quiet`: the run goes on, but the file lags behind it.
+    fn checkpoint(&mut self, event: &SaveEvent<'_>) {
+        let level = match event {
+            SaveEvent::Failed { .. } => "warning: ",
+            SaveEvent::Recovered { .. } => "",
+        };
+        let line = format!("nqueens: {level}{}", super::escape(&event.to_string()));
+        match &self.bar {
+            Some((bar, _)) => bar.suspend(|| note!("{line}")),
+            None => note!("{line}"),
         }
     }
 }

@@ -151,8 +151,8 @@ pub(super) fn print_report_of(
             method: r.method.to_string(),
             kernel: kernel_words(r, resumed_units.unwrap_or(0)),
             searches: r.searches,
-            elapsed_s: r.elapsed.as_secs_f64(),
-            estimated_cpu_s: estimated_cpu.map(|d| d.as_secs_f64()),
+            elapsed_s: seconds(r.elapsed),
+            estimated_cpu_s: estimated_cpu.map(seconds),
             devices: r
                 .devices
                 .iter()
@@ -161,7 +161,7 @@ pub(super) fn print_report_of(
                     name: d.device.name.clone(),
                     kind: d.device.kind.to_string(),
                     units: d.units,
-                    build_s: d.build_time.as_secs_f64(),
+                    build_s: seconds(d.build_time),
                     error: d.error.clone(),
                 })
                 .collect(),
@@ -176,4 +176,9 @@ pub(super) fn print_report_of(
     }
     out.flush()?;
     Ok(())
+}
+/// A duration in seconds as the JSON outputs write it: to the microsecond, so that it reads as
+/// measured (`1.527`, not `1.5270000000000001`).
+pub fn seconds(d: std::time::Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e6
 }

@@ -40,7 +40,7 @@ pub fn run(args: &SolveArgs) -> Result<Exit> {
         .map_err(|e| super::UsageError(format!("{e} (use --format columns or json)")))?;
     let Some(solution) = construct(args.n)? else {
         note!("nqueens: {}", no_solution(u64::from(args.n)));
-        return Ok(Exit::Mismatch);
+        return Ok(Exit::NoSolution);
     };
     let mut printer = Printer::new(fmt, super::stdout());
     // The printer takes 0-based columns.

@@ -1,21 +1,27 @@
 //! Audits: recount a seeded random sample of the units a shard result or a checkpoint records,
-//! on any kernel and any machine, and compare each unit's counts with the file's.
+//! on any kernel and any machine, and compare each unit's counts with the file's; and, where
+//! the files audited record every unit of a job, their sum against the published value.
 //!
-//! A file of format version 2 keeps every unit's counts ([`ShardResult::unit_counts`]), and a
-//! checkpoint always did, so any unit of it can be counted again by index. The sample is drawn
-//! without replacement by a partial Fisher–Yates shuffle driven by SplitMix64 from the seed:
-//! the same seed and the same file pick the same units on every machine, so an audit can be
-//! repeated exactly. What a passed sample proves is the hypergeometric probability
-//! [`pass_probability`]: a file with `w` wrong units of `n` passes a sample of `k` only if the
-//! sample misses all `w` of them.
+//! A file of format version 2 keeps every unit's counts, and a checkpoint always did, so any
+//! unit of it can be counted again by index. The sample is drawn without replacement by a
+//! partial Fisher–Yates shuffle driven by SplitMix64 from the seed: the same seed and the same
+//! file pick the same units on every machine, so an audit can be repeated exactly. What a
+//! passed sample proves is the hypergeometric probability [`pass_probability`]: a file with `w`
+//! wrong units of `n` passes a sample of `k` only if the sample misses all `w` of them.
 
 use super::checkpoint::Checkpoint;
-use super::shard::{ShardResult, ShardSpec};
-use super::store::{Identity, StoreError};
+use super::envelope::{self, FileKind, Look};
+use super::error::{Foreign, StoreError};
+use super::identity::{Identity, Versions};
+use super::result::ShardResult;
+use super::spec::ShardSpec;
 use crate::engine::{Engine, Observer, RunOptions, UnitTiming};
+use crate::known::{self, Checked, Mismatch as Published};
 use crate::plan::Plan;
+use crate::random::SplitMix64;
 use crate::search::{Counts, Unit};
-use std::collections::BTreeMap;
+use crate::{Class, Classify};
+use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,13 +29,13 @@ use thiserror::Error;
 
 /// The per-unit counts a file records: a shard result of format version 2 or a checkpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Records {
+pub struct Recorded {
     /// The job.
     pub identity: Identity,
     /// The shard, if the file is (or checkpoints) one shard of the job.
     pub shard: Option<ShardSpec>,
-    /// Whether the file is a checkpoint (which may hold only part of its units).
-    pub checkpoint: bool,
+    /// Which kind of file it is (a checkpoint may hold only part of its units).
+    pub kind: FileKind,
     /// The machine that wrote the file (a checkpoint does not say).
     pub host: Option<String>,
     /// Each recorded unit's counts, by index (a unique count not counted is 0).
@@ -39,7 +45,8 @@ pub struct Records {
 /// Why a file could not be audited.
 #[derive(Debug, Error)]
 pub enum AuditError {
-    /// The file is unreadable, damaged, or not a shard result or checkpoint.
+    /// The file is unreadable, damaged, not a shard result or checkpoint, or names a job this
+    /// program cannot plan.
     #[error(transparent)]
     Store(#[from] StoreError),
     /// A shard result of format version 1, which keeps only the shard's sum.
@@ -50,15 +57,6 @@ pub enum AuditError {
         .0.display()
     )]
     NoRecords(PathBuf),
-    /// The file's units are not this program's: another program or unit-enumeration version,
-    /// or a job it cannot plan.
-    #[error("{} cannot be recounted by this program: {reason}", path.display())]
-    Foreign {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        reason: String,
-    },
     /// The recount failed (an OpenCL device counting alone failed).
     #[error("the recount of {} failed: {source}", path.display())]
     Count {
@@ -69,67 +67,67 @@ pub enum AuditError {
     },
 }
 
-impl AuditError {
-    /// Whether the error is in what the user gave (a bad or unauditable file), as opposed to a
-    /// failure of the recount.
-    pub fn is_bad_input(&self) -> bool {
+impl Classify for AuditError {
+    fn class(&self) -> Class {
         match self {
-            AuditError::Store(e) => e.is_bad_input(),
-            AuditError::NoRecords(_) | AuditError::Foreign { .. } => true,
-            AuditError::Count { .. } => false,
+            AuditError::Store(e) => e.class(),
+            AuditError::NoRecords(_) => Class::Request,
+            AuditError::Count { source, .. } => source.class(),
         }
     }
 }
 
-impl Records {
-    /// Reads a shard result file or a checkpoint, with every check of
-    /// [`ShardResult::load`] or [`Checkpoint::load`].
-    pub fn load(path: &Path) -> Result<Records, AuditError> {
-        match ShardResult::load(path) {
-            Ok(r) => Records::of_shard(&r).ok_or_else(|| AuditError::NoRecords(path.into())),
-            Err(StoreError::WrongKind { .. }) => {
-                Ok(Records::of_checkpoint(Checkpoint::load(path)?))
-            }
-            Err(e) => Err(e.into()),
+impl Recorded {
+    /// Reads a shard result file or a checkpoint, whichever it is ([`envelope::look`]), with
+    /// every check of [`ShardResult::load`] or [`Checkpoint::load`].
+    pub fn load(path: &Path) -> Result<Recorded, AuditError> {
+        let bytes = envelope::read(path)?;
+        if envelope::look(&bytes) == Look::Ours(Some(FileKind::Checkpoint)) {
+            return Ok(Recorded::of_checkpoint(Checkpoint::from_bytes(
+                path, &bytes,
+            )?));
         }
+        let r = ShardResult::from_bytes(path, &bytes)?;
+        Recorded::of_shard(&r).ok_or_else(|| AuditError::NoRecords(path.into()))
     }
 
     /// The records of a shard result; `None` for a file of format version 1.
-    pub fn of_shard(r: &ShardResult) -> Option<Records> {
-        Some(Records {
+    pub fn of_shard(r: &ShardResult) -> Option<Recorded> {
+        Some(Recorded {
             identity: r.identity.clone(),
             shard: Some(r.shard),
-            checkpoint: false,
+            kind: FileKind::ShardResult,
             // A host name from a file, cut to a line's length (a real one is at most 255 bytes).
-            host: Some(crate::longrun::store::short(&r.host)),
+            host: Some(envelope::short(&r.host)),
             units: r.unit_counts()?,
         })
     }
 
     /// The records of a checkpoint: its finished units.
-    pub fn of_checkpoint(c: Checkpoint) -> Records {
-        Records {
+    pub fn of_checkpoint(c: Checkpoint) -> Recorded {
+        Recorded {
             identity: c.identity,
             shard: c.shard,
-            checkpoint: true,
+            kind: FileKind::Checkpoint,
             host: None,
             units: c.done,
         }
     }
 
-    /// The plan of the records' job, built again from its identity: refused unless its
-    /// identity is the records' in every part (program and unit-enumeration version included),
-    /// since a unit is recounted by its index in this plan.
+    /// The plan of the records' job, built again from its identity (any program of the same
+    /// unit enumeration: [`Versions::SameUnits`]), since a unit is recounted by its index in
+    /// this plan. `path` names the file in errors.
     pub fn plan(&self, path: &Path) -> Result<Plan, AuditError> {
-        let foreign = |reason: String| AuditError::Foreign {
-            path: path.to_path_buf(),
-            reason,
-        };
-        let plan = self.identity.plan().map_err(foreign)?;
-        match Identity::of(&plan).difference(&self.identity) {
-            None => Ok(plan),
-            Some(diff) => Err(foreign(diff)),
-        }
+        self.identity
+            .replan(Versions::SameUnits)
+            .map_err(|reason| foreign(path, reason).into())
+    }
+}
+
+fn foreign(path: &Path, reason: Foreign) -> StoreError {
+    StoreError::Foreign {
+        path: path.to_path_buf(),
+        reason,
     }
 }
 
@@ -156,7 +154,7 @@ impl Sample {
 
     /// A seed drawn at random, for an audit that prints its seed so it can be repeated.
     pub fn random_seed() -> u64 {
-        super::shard::random_u64()
+        crate::random::random_u64()
     }
 
     /// How many of `units` units are recounted: the share rounded up, at least `min_units`,
@@ -180,33 +178,6 @@ impl Sample {
         pool.truncate(k);
         pool.sort_unstable();
         pool
-    }
-}
-
-/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
-/// OOPSLA 2014): a 64-bit state advanced by the golden-ratio increment and mixed; the same
-/// sequence on every machine.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..bound` (`bound` > 0): draws above the largest multiple of `bound` are
-    /// rejected, so that no value is favoured.
-    fn below(&mut self, bound: u64) -> u64 {
-        let zone = u64::MAX - u64::MAX % bound;
-        loop {
-            let x = self.next();
-            if x < zone {
-                return x % bound;
-            }
-        }
     }
 }
 
@@ -277,20 +248,19 @@ pub fn pass_probability(units: usize, checked: usize, wrong: usize) -> f64 {
 }
 
 /// Recounts the units of `records` chosen by `sample` on `engine`, with `plan` (from
-/// [`Records::plan`]), and compares each with the file. `path` names the file in errors.
+/// [`Recorded::plan`]), and compares each with the file. `path` names the file in errors.
 pub fn audit(
     engine: &Engine,
     plan: &Arc<Plan>,
-    records: &Records,
+    records: &Recorded,
     sample: &Sample,
     path: &Path,
 ) -> Result<Audit, AuditError> {
-    if let Some(diff) = Identity::of(plan).difference(&records.identity) {
-        return Err(AuditError::Foreign {
-            path: path.to_path_buf(),
-            reason: diff,
-        });
-    }
+    let mut ours = Identity::of(plan);
+    ours.program_version
+        .clone_from(&records.identity.program_version);
+    ours.expect(&records.identity, Versions::SameUnits)
+        .map_err(|reason| foreign(path, reason))?;
     let all: Vec<u32> = records.units.keys().copied().collect();
     let checked = sample.choose(&all);
     let recount = recount(engine, plan, &checked).map_err(|source| AuditError::Count {
@@ -350,9 +320,52 @@ pub(crate) fn recount(
     Ok(seen.0)
 }
 
+/// A job whose audited files together record every one of its units: their sum (each unit
+/// once) and how it stands against the published value ([`known::check`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WholeJob {
+    /// The job.
+    pub identity: Identity,
+    /// The sum of its units' recorded counts.
+    pub counts: Counts,
+    /// The sum against the published value.
+    pub verdict: Result<Checked, Published>,
+}
+
+/// The jobs whose files among `files` record every unit (a whole set of shards, or a finished
+/// checkpoint), each unit counted once, with their sums checked against the published values;
+/// ordered by board, then by the rest of the identity.
+pub fn whole_jobs<'a>(files: impl IntoIterator<Item = &'a Recorded>) -> Vec<WholeJob> {
+    let mut jobs: HashMap<&Identity, BTreeMap<u32, Counts>> = HashMap::new();
+    for f in files {
+        let units = jobs.entry(&f.identity).or_default();
+        for (&u, &c) in &f.units {
+            units.entry(u).or_insert(c);
+        }
+    }
+    let mut whole: Vec<WholeJob> = jobs
+        .into_iter()
+        .filter(|(id, units)| units.len() == id.units as usize)
+        .map(|(id, units)| {
+            let counts = units.values().fold(Counts::default(), |a, c| Counts {
+                total: a.total.saturating_add(c.total),
+                unique: a.unique.saturating_add(c.unique),
+            });
+            WholeJob {
+                identity: id.clone(),
+                counts,
+                verdict: known::check(id.n, !id.placed.is_empty(), id.unique, counts),
+            }
+        })
+        .collect();
+    whole.sort_by_key(|j| (j.identity.n, format!("{:?}", j.identity)));
+    whole
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn samples_are_reproducible_uniform_and_of_the_stated_size() {
@@ -383,11 +396,167 @@ mod tests {
             }
         }
         assert!(hits.iter().all(|&h| (133..=267).contains(&h)), "{hits:?}");
-        // The same sequence everywhere: the first SplitMix64 outputs from seed 0 (as published
-        // with the generator's reference code).
-        let mut rng = SplitMix64(0);
-        assert_eq!(rng.next(), 0xe220_a839_7b1d_cdaf);
-        assert_eq!(rng.next(), 0x6e78_9e6a_a1b9_65f4);
+    }
+
+    /// Files that record every unit of a job are summed each unit once and checked against
+    /// the published value, unique counts included (a planted fault compared totals only, and
+    /// no test saw it); a job not wholly recorded is not judged.
+    #[test]
+    fn whole_jobs_are_checked_total_and_unique() {
+        use crate::plan::Job;
+        let plan = Plan::new(Job::new(8).unwrap().with_unique(true));
+        let id = Identity::of(&plan);
+        let all: BTreeMap<u32, Counts> = plan
+            .units()
+            .iter()
+            .map(|u| {
+                (
+                    u.index,
+                    crate::plan::evaluate_on(&plan, u, crate::Kernel::Dfs),
+                )
+            })
+            .collect();
+        let file = |units: BTreeMap<u32, Counts>| Recorded {
+            identity: id.clone(),
+            shard: None,
+            kind: FileKind::Checkpoint,
+            host: None,
+            units,
+        };
+        let whole = file(all.clone());
+        let jobs = whole_jobs([&whole]);
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(
+            jobs[0].counts,
+            Counts {
+                total: 92,
+                unique: 12
+            }
+        );
+        assert_eq!(jobs[0].verdict, Ok(Checked::AsPublished));
+        // Two halves, overlapping: each unit once.
+        let (lo, hi): (Vec<_>, Vec<_>) = all.iter().partition(|(&u, _)| u % 2 == 0);
+        let lo = file(lo.into_iter().map(|(&u, &c)| (u, c)).collect());
+        let mut hi: BTreeMap<u32, Counts> = hi.into_iter().map(|(&u, &c)| (u, c)).collect();
+        hi.insert(0, all[&0]);
+        let hi = file(hi);
+        assert_eq!(whole_jobs([&lo, &hi])[0].verdict, Ok(Checked::AsPublished));
+        assert!(whole_jobs([&lo]).is_empty());
+        // A unique count off by one: the totals agree, the job does not.
+        let mut off = all.clone();
+        let k = *off.keys().find(|k| off[k].unique > 0).unwrap();
+        off.get_mut(&k).unwrap().unique += 1;
+        let jobs = whole_jobs([&file(off)]);
+        let m = jobs[0].verdict.unwrap_err();
+        assert_eq!((m.found.unique, m.published.unique), (13, 12));
+    }
+
+    /// The recount finds a unit recorded wrong in its total, or in its unique count where the
+    /// job counts them (and only there), and recounts each unit as the engine counts it.
+    #[test]
+    fn an_audit_finds_units_off_in_total_or_unique() {
+        use crate::plan::Job;
+        let engine = Engine::new(2).unwrap();
+        for unique in [true, false] {
+            let job = Job::new(9)
+                .unwrap()
+                .with_split_depth(2)
+                .unwrap()
+                .with_unique(unique);
+            let plan = Arc::new(Plan::new(job));
+            let all: Vec<u32> = (0..plan.units().len() as u32).collect();
+            let honest = recount(&engine, &plan, &all).unwrap();
+            for u in &all {
+                let unit = &plan.units()[*u as usize];
+                assert_eq!(
+                    honest[u],
+                    crate::plan::evaluate_on(&plan, unit, crate::Kernel::Dfs)
+                );
+            }
+            let part = recount(&engine, &plan, &all[2..5]).unwrap();
+            assert_eq!(part.keys().copied().collect::<Vec<_>>(), all[2..5]);
+            let every = Sample {
+                fraction: 1.0,
+                min_units: 0,
+                seed: 1,
+            };
+            let file = |units: BTreeMap<u32, Counts>| Recorded {
+                identity: Identity::of(&plan),
+                shard: None,
+                kind: FileKind::Checkpoint,
+                host: None,
+                units,
+            };
+            let path = Path::new("f");
+            let a = audit(&engine, &plan, &file(honest.clone()), &every, path).unwrap();
+            assert_eq!(
+                (a.units, a.checked.len(), a.mismatches.len()),
+                (all.len(), all.len(), 0)
+            );
+            let k = *honest.keys().find(|k| honest[k].total > 0).unwrap();
+            for (dt, du) in [(1, 0), (0, 1)] {
+                let mut off = honest.clone();
+                off.get_mut(&k).unwrap().total += dt;
+                off.get_mut(&k).unwrap().unique += du;
+                let a = audit(&engine, &plan, &file(off.clone()), &every, path).unwrap();
+                let caught = a.mismatches.iter().map(|m| m.unit).collect::<Vec<_>>();
+                // A unique count off is a mismatch only where the job counts them.
+                let want = if dt == 1 || unique { vec![k] } else { vec![] };
+                assert_eq!(caught, want, "unique {unique}, {dt} {du}");
+                if let Some(m) = a.mismatches.first() {
+                    assert_eq!((m.recorded, m.recounted), (off[&k], honest[&k]));
+                }
+            }
+        }
+    }
+
+    /// A file is read as what it is: a checkpoint's units, a result's per-unit records; a
+    /// result of format version 1, which has none, cannot be audited.
+    #[test]
+    fn records_load_from_checkpoints_and_results() {
+        use crate::longrun::ShardSpec;
+        use crate::plan::Job;
+        let dir = tempfile::tempdir().unwrap();
+        let plan = Plan::new(Job::new(8).unwrap().with_split_depth(2).unwrap());
+        let id = Identity::of(&plan);
+        let one = Counts {
+            total: 4,
+            unique: 0,
+        };
+        let mut c = Checkpoint::new(id.clone(), Some(ShardSpec { index: 1, count: 2 }));
+        c.done.insert(3, one);
+        let ckpt = dir.path().join("c.ckpt");
+        c.save(&ckpt).unwrap();
+        let r = Recorded::load(&ckpt).unwrap();
+        assert_eq!(
+            (r.kind, r.shard, r.host.clone()),
+            (FileKind::Checkpoint, c.shard, None)
+        );
+        assert_eq!(r.units, c.done);
+        let done: BTreeMap<u32, Counts> = [(3, one), (5, one)].into();
+        let mut result =
+            ShardResult::new(id, ShardSpec::WHOLE, &done, std::time::Duration::ZERO, 0.0);
+        result.host = "h".into();
+        result.seal();
+        let file = dir.path().join("r.json");
+        result.save(&file).unwrap();
+        let r = Recorded::load(&file).unwrap();
+        assert_eq!(
+            (r.kind, r.host.as_deref()),
+            (FileKind::ShardResult, Some("h"))
+        );
+        assert_eq!(r.units, done);
+        assert_eq!(Recorded::of_shard(&result).unwrap().units, done);
+        (result.format_version, result.unit_totals, result.run_id) = (1, None, None);
+        result.seal();
+        assert_eq!(Recorded::of_shard(&result), None);
+        result.save(&file).unwrap();
+        assert!(matches!(
+            Recorded::load(&file),
+            Err(AuditError::NoRecords(_))
+        ));
+        // Seeds drawn at random differ (the same seed twice: one chance in 2^64).
+        assert_ne!(Sample::random_seed(), Sample::random_seed());
     }
 
     #[test]
@@ -398,6 +567,8 @@ mod tests {
         // Two wrong of 10, three drawn: (8/10)(7/9)(6/8) = 7/15.
         assert!((pass_probability(10, 3, 2) - 7.0 / 15.0).abs() < 1e-12);
         assert_eq!(pass_probability(10, 3, 8), 0.0);
+        // Seven wrong of 10, three drawn: (3/10)(2/9)(1/8) = 1/120, the last case not 0.
+        assert!((pass_probability(10, 3, 7) - 1.0 / 120.0).abs() < 1e-12);
         assert_eq!(pass_probability(10, 10, 1), 0.0);
         let a = Audit {
             units: 1000,
@@ -414,6 +585,14 @@ mod tests {
             mismatches: Vec::new(),
         };
         assert_eq!(all.detects(0.999_999), Some(1));
+        // One unit of 10 drawn: only a file with every unit wrong is caught for certain.
+        let one = Audit {
+            units: 10,
+            checked: vec![4],
+            mismatches: Vec::new(),
+        };
+        assert_eq!(one.detects(0.999_999), Some(10));
+        assert_eq!(one.detects(0.5), Some(5));
         let none = Audit {
             units: 5,
             checked: Vec::new(),

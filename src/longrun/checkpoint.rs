@@ -1,12 +1,17 @@
 //! Checkpoints: the units of a job finished so far, with their counts, kept in a file that a
 //! crash cannot damage, so that a long run can be resumed where it stopped.
 //!
-//! The file is JSON with a SHA-256 checksum over its content, written by
-//! [`store::write_atomic`]. Loading checks the format, the checksum and the job identity; a
-//! file that fails any check is refused with a typed error and never modified.
+//! The file is JSON sealed by a checksum ([`super::envelope`]), written atomically
+//! ([`super::durable::write_atomic`]). Loading checks the envelope and the unit records
+//! ([`super::records`]); which job and shard it belongs to is checked by the run that resumes
+//! it ([`Checkpoint::check_resume`]). A file that fails any check is refused with a typed error
+//! and never modified.
 
-use crate::longrun::shard::ShardSpec;
-use crate::longrun::store::{self, Identity, StoreError};
+use super::envelope::{self, FileKind};
+use super::error::{Damage, Foreign, StoreError};
+use super::identity::{Identity, Versions};
+use super::records::{Claimed, Records};
+use super::spec::ShardSpec;
 use crate::search::Counts;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -14,7 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The name of the format, the first field of every checkpoint file.
-pub const FORMAT: &str = store::CHECKPOINT_FORMAT;
+pub const FORMAT: &str = FileKind::Checkpoint.format();
 /// The version of the file format.
 pub const FORMAT_VERSION: u32 = 1;
 
@@ -41,7 +46,7 @@ struct CheckpointFile {
     shard: Option<ShardSpec>,
     elapsed_ms: u64,
     /// `[unit index, total, unique]` for every finished unit, by index.
-    #[serde(deserialize_with = "store::capped")]
+    #[serde(deserialize_with = "envelope::capped")]
     done: Vec<(u32, u128, u128)>,
     checksum: String,
 }
@@ -73,7 +78,7 @@ impl Checkpoint {
             format_version: FORMAT_VERSION,
             identity: self.identity.clone(),
             shard: self.shard,
-            elapsed_ms: store::millis(self.elapsed),
+            elapsed_ms: envelope::millis(self.elapsed),
             done: self
                 .done
                 .iter()
@@ -81,112 +86,121 @@ impl Checkpoint {
                 .collect(),
             checksum: String::new(),
         };
-        file.checksum = store::checksum_of(&file);
-        let mut bytes = serde_json::to_vec(&file).expect("serializable");
-        bytes.push(b'\n');
-        bytes
+        envelope::seal(&mut file, |f| &mut f.checksum)
     }
 
     /// Writes the checkpoint to `path`, atomically and durably.
     pub fn save(&self, path: &Path) -> Result<(), StoreError> {
-        store::write_atomic(path, &self.to_bytes())
+        Ok(super::durable::write_atomic(path, &self.to_bytes())?)
     }
 
-    /// Reads a checkpoint, checking its format, checksum and internal consistency (but not
-    /// which job it belongs to: see [`Checkpoint::check_job`]).
+    /// Reads a checkpoint, checking its envelope and its unit records (but not which job it
+    /// belongs to: see [`Checkpoint::check_resume`]).
     pub fn load(path: &Path) -> Result<Checkpoint, StoreError> {
-        let bytes = store::read(path)?;
-        Checkpoint::from_bytes(path, &bytes)
+        Checkpoint::from_bytes(path, &envelope::read(path)?)
     }
 
     /// Parses checkpoint content read from `path`.
     pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Checkpoint, StoreError> {
-        let corrupt = |reason: String| StoreError::Corrupt {
+        let corrupt = |reason| StoreError::Corrupt {
             path: path.to_path_buf(),
             reason,
         };
-        let file: CheckpointFile = store::parse_checked(
+        let file: CheckpointFile = envelope::open(
             path,
             bytes,
-            "checkpoint",
-            FORMAT,
+            FileKind::Checkpoint,
             |f: &mut CheckpointFile| &mut f.checksum,
         )?;
         if file.format != FORMAT {
-            return Err(corrupt(format!(
-                "not a checkpoint but '{}'",
-                store::short(&file.format)
-            )));
+            return Err(corrupt(Damage::Syntax {
+                kind: FileKind::Checkpoint,
+                reason: format!("its format is '{}'", envelope::short(&file.format)),
+            }));
         }
         if file.format_version != FORMAT_VERSION {
-            return Err(corrupt(format!(
-                "format version {} (this program reads {FORMAT_VERSION})",
-                file.format_version
-            )));
+            return Err(corrupt(Damage::Version {
+                found: file.format_version,
+                reads: "1",
+            }));
         }
-        let mut done = BTreeMap::new();
-        // No job has more solutions than placements of one queen per row and column (N!):
-        // the sums stay far from overflowing, whatever the units still to count add.
-        let bound = store::max_solutions(file.identity.n);
-        let mut sum = Some((0u128, 0u128));
-        for (i, total, unique) in file.done {
-            sum = sum
-                .and_then(|(t, u)| Some((t.checked_add(total)?, u.checked_add(unique)?)))
-                .filter(|&(t, u)| t <= bound && u <= bound);
-            if sum.is_none() {
-                return Err(corrupt(format!(
-                    "the counts of the units up to unit {i} add up to more solutions than an \
-                     N = {} board has placements",
-                    file.identity.n
-                )));
-            }
-            if i >= file.identity.units {
-                return Err(corrupt(format!("unit {i} out of range")));
-            }
-            if done.insert(i, Counts { total, unique }).is_some() {
-                return Err(corrupt(format!("unit {i} listed twice")));
-            }
-        }
+        let units: Vec<u32> = file.done.iter().map(|d| d.0).collect();
+        let totals: Vec<u128> = file.done.iter().map(|d| d.1).collect();
+        let uniques: Vec<u128> = file.done.iter().map(|d| d.2).collect();
+        let records = Records::check(
+            &file.identity,
+            Claimed {
+                units: &units,
+                totals: Some(&totals),
+                uniques: Some(&uniques),
+                stated: None,
+                ascending: false,
+            },
+        )
+        .map_err(|e| corrupt(e.into()))?;
         Ok(Checkpoint {
             identity: file.identity,
             shard: file.shard,
-            done,
+            done: records.unit_counts().unwrap_or_default(),
             elapsed: Duration::from_millis(file.elapsed_ms),
         })
     }
 
-    /// Checks that the checkpoint read from `path` is of the job `identity` (and the same
-    /// shard of it).
-    pub fn check_job(
+    /// The checkpoint's records, checked as when it was read (the one check of [`Records`]).
+    pub fn records(&self) -> Result<Records, super::records::RecordError> {
+        let units: Vec<u32> = self.done.keys().copied().collect();
+        let totals: Vec<u128> = self.done.values().map(|c| c.total).collect();
+        let uniques: Vec<u128> = self.done.values().map(|c| c.unique).collect();
+        Records::check(
+            &self.identity,
+            Claimed {
+                units: &units,
+                totals: Some(&totals),
+                uniques: Some(&uniques),
+                stated: None,
+                ascending: true,
+            },
+        )
+    }
+
+    /// Refuses the checkpoint read from `path` for a run of the job `identity` and shard
+    /// `shard` (`None`: the whole job), whose units are `assigned` (ascending), unless it is of
+    /// that very job (this program's version: [`Versions::ThisProgram`]) and shard, and holds
+    /// only units of it.
+    pub fn check_resume(
         &self,
         path: &Path,
         identity: &Identity,
         shard: Option<ShardSpec>,
+        assigned: &[u32],
     ) -> Result<(), StoreError> {
         let foreign = |reason| StoreError::Foreign {
             path: path.to_path_buf(),
             reason,
         };
-        if let Some(diff) = identity.difference(&self.identity) {
-            return Err(foreign(diff));
-        }
+        identity
+            .expect(&self.identity, Versions::ThisProgram)
+            .map_err(foreign)?;
         if shard != self.shard {
-            let show =
-                |s: Option<ShardSpec>| s.map_or("the whole job".to_string(), |s| s.to_string());
-            return Err(foreign(format!(
-                "it is for {} but this run computes {}",
-                show(self.shard),
-                show(shard)
-            )));
+            return Err(foreign(Foreign::Shard {
+                file: self.shard,
+                run: shard,
+            }));
         }
-        Ok(())
+        let records = self.records().map_err(|e| StoreError::Corrupt {
+            path: path.to_path_buf(),
+            reason: e.into(),
+        })?;
+        records
+            .check_assigned(assigned, shard, false)
+            .map_err(|e| foreign(Foreign::Units(e)))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Job, Plan};
+    use crate::plan::{Job, Plan};
     use std::path::PathBuf;
 
     fn sample() -> Checkpoint {
@@ -210,74 +224,108 @@ mod tests {
         c
     }
 
+    /// The file of `c` with its `done` list replaced by `done` and sealed again.
+    fn with_done(c: &Checkpoint, done: Vec<(u32, u128, u128)>) -> Vec<u8> {
+        let mut file = CheckpointFile {
+            format: FORMAT.into(),
+            format_version: FORMAT_VERSION,
+            identity: c.identity.clone(),
+            shard: c.shard,
+            elapsed_ms: 0,
+            done,
+            checksum: String::new(),
+        };
+        envelope::seal(&mut file, |f| &mut f.checksum)
+    }
+
     #[test]
-    fn round_trip() {
+    fn round_trip_and_the_resume_checks() {
         let c = sample();
         let p = PathBuf::from("x");
         assert_eq!(Checkpoint::from_bytes(&p, &c.to_bytes()).unwrap(), c);
         assert_eq!(c.counts().total, 16);
-        assert!(c.check_job(&p, &c.identity, None).is_ok());
+        let all: Vec<u32> = (0..c.identity.units).collect();
+        assert!(c.check_resume(&p, &c.identity, None, &all).is_ok());
         let other = Identity {
             n: 9,
             ..c.identity.clone()
         };
-        assert!(matches!(
-            c.check_job(&p, &other, None),
-            Err(StoreError::Foreign { .. })
-        ));
-        let shard = Some("1/4".parse().unwrap());
-        assert!(matches!(
-            c.check_job(&p, &c.identity, shard),
-            Err(StoreError::Foreign { .. })
-        ));
+        let e = c.check_resume(&p, &other, None, &all).unwrap_err();
+        assert!(
+            matches!(&e, StoreError::Foreign { reason: Foreign::Identity(d), .. } if d.len() == 1),
+            "{e:?}"
+        );
+        let older = Identity {
+            program_version: "0.0.1".into(),
+            ..c.identity.clone()
+        };
+        assert!(c.check_resume(&p, &older, None, &all).is_err());
+        // Another shard, or the whole job where a shard runs: refused, empty or not.
+        let one: ShardSpec = "1/4".parse().unwrap();
+        let zero: ShardSpec = "0/4".parse().unwrap();
+        let e = c
+            .check_resume(&p, &c.identity, Some(one), &all)
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("it is for the whole job but this run computes shard 1/4"),
+            "{e}"
+        );
+        let empty = Checkpoint::new(c.identity.clone(), Some(one));
+        let e = empty
+            .check_resume(&p, &c.identity, Some(zero), &all)
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("it is for shard 1/4 but this run computes shard 0/4"),
+            "{e}"
+        );
+        // A unit outside the run's own.
+        let e = c
+            .check_resume(&p, &c.identity, None, &[0, 1, 2])
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("unit 3 is not one of the units of the job"),
+            "{e}"
+        );
     }
 
-    /// Counts that no board has (their sum past N!, or past `u128::MAX`), sealed with a right
-    /// checksum, are refused as corrupt, never summed into a panic (issue 28, item 10); a time
-    /// too long for the file's milliseconds stays the longest, never wraps round (item 16).
+    /// Records that no job has are refused as corrupt, never summed into a panic: out of range
+    /// (the first index past the end), listed twice, unique counts of a job that does not count
+    /// them, sums past N! or `u128::MAX`; a time too long for the file's milliseconds stays the
+    /// longest, never wraps round.
     #[test]
-    fn impossible_counts_are_refused_and_long_times_saturate() {
+    fn impossible_records_are_refused_and_long_times_saturate() {
         let p = PathBuf::from("x");
-        for (a, b) in [
-            (u128::MAX, 1),
-            (40320, 1),
-            (u128::MAX / 2 + 1, u128::MAX / 2 + 1),
-        ] {
-            let mut c = sample();
-            c.done.insert(
-                0,
-                Counts {
-                    total: a,
-                    unique: 0,
-                },
-            );
-            c.done.insert(
-                1,
-                Counts {
-                    total: b,
-                    unique: 0,
-                },
-            );
-            match Checkpoint::from_bytes(&p, &c.to_bytes()) {
-                Err(StoreError::Corrupt { reason, .. }) => {
-                    assert!(
-                        reason.contains("more solutions than an N = 8 board"),
-                        "{reason}"
-                    )
-                }
-                other => panic!("{a} + {b}: {other:?}"),
+        let c = sample();
+        let units = c.identity.units;
+        let refused = |done: Vec<(u32, u128, u128)>, why: &str| match Checkpoint::from_bytes(
+            &p,
+            &with_done(&c, done.clone()),
+        ) {
+            Err(StoreError::Corrupt { reason, .. }) => {
+                assert!(reason.to_string().contains(why), "{reason} lacks {why}")
             }
-        }
-        let mut c = sample();
-        c.done.clear();
-        c.done.insert(
-            0,
-            Counts {
-                total: 40320,
-                unique: 0,
-            },
+            other => panic!("{done:?}: {other:?}"),
+        };
+        refused(vec![(units, 1, 0)], "out of range");
+        refused(vec![(1, 1, 0), (1, 2, 0)], "listed twice");
+        refused(
+            vec![(1, 1, 1)],
+            "unique counts (unit 1: 1) for a job that does not count them",
         );
-        assert!(Checkpoint::from_bytes(&p, &c.to_bytes()).is_ok());
+        refused(
+            vec![(0, u128::MAX, 0), (1, 1, 0)],
+            "more solutions than an N = 8 board",
+        );
+        refused(
+            vec![(0, 40320, 0), (1, 1, 0)],
+            "more solutions than an N = 8 board",
+        );
+        let last = Checkpoint::from_bytes(&p, &with_done(&c, vec![(units - 1, 40320, 0)]));
+        assert_eq!(last.unwrap().done.len(), 1);
+        let mut c = sample();
         c.elapsed = Duration::from_millis(u64::MAX) + Duration::from_secs(5);
         let back = Checkpoint::from_bytes(&p, &c.to_bytes()).unwrap();
         assert_eq!(back.elapsed, Duration::from_millis(u64::MAX));
@@ -294,7 +342,7 @@ mod tests {
                 let r = Checkpoint::from_bytes(&p, &b);
                 assert!(
                     matches!(r, Err(StoreError::Corrupt { .. })),
-                    "flip of bit {bit} of byte {i} accepted"
+                    "flip of bit {bit} of byte {i}: {r:?}"
                 );
             }
         }

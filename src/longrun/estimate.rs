@@ -12,16 +12,17 @@
 //! ratio a(N+1)/a(N) grows by about 0.4 per N, 10.5 at N = 27). The method's factor against
 //! edge is its `Costing::cpu_time_factor` (in `search::method`), the kernel's
 //! against the AVX-512 lanes is [`Kernel::cpu_time_factor`]: each is defined with its method or
-//! kernel. Pre-placed queens scale it by the share of the estimated cost ([`Plan::costs`]) that
-//! their units keep. Other processors differ by a constant factor: the estimate says whether a
-//! run takes minutes or months, not to the minute.
+//! kernel. Pre-placed queens scale it by the share of the board's search tree they keep,
+//! wherever they stand (random probes of the tree: `plan::sample`; within a factor of two of
+//! the runs measured in `results/2026-12-03-placed-estimates`). Other processors differ by a
+//! constant factor: the estimate says whether a run takes minutes or months, not to the minute.
 //!
 //! A part of a job (one shard, or what a checkpoint leaves to do) takes its share of the
 //! estimated cost of the units.
 
 use crate::format::Kind;
 use crate::known;
-use crate::plan::{cost, Job, Method, Plan};
+use crate::plan::{sample, Job, Method, Plan};
 use crate::Kernel;
 use std::time::Duration;
 use thiserror::Error;
@@ -49,6 +50,12 @@ pub struct TooLong {
     pub limit: Duration,
 }
 
+impl crate::Classify for TooLong {
+    fn class(&self) -> crate::Class {
+        crate::Class::Request
+    }
+}
+
 /// The number of solutions for N, published (N ≤ 27) or extrapolated (N ≤ 32).
 pub(crate) fn solutions(n: u32) -> f64 {
     if let Some(p) = known::published(n) {
@@ -74,44 +81,26 @@ pub fn cpu_time_of(n: u32, method: Method, unique: bool, kernel: Kernel) -> Dura
     Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX)
 }
 
-/// The estimated CPU time of a whole job (`plan` is the job's plan when the caller has it; it is
-/// only needed, and made when missing, for pre-placed queens).
+/// The estimated CPU time of a whole job: that of the same job without its pre-placed queens,
+/// with the method the plan uses (`plan`, made when missing, and only for pre-placed queens),
+/// times the share of the search tree the queens keep ([`crate::plan::sample`]: random probes
+/// of the tree, wherever the queens stand).
 pub fn cpu_time(job: &Job, plan: Option<&Plan>, kernel: Kernel) -> Duration {
     if job.placed().is_empty() {
         return cpu_time_of(job.n(), job.method(), job.unique(), kernel);
     }
-    let made;
-    let plan = match plan {
-        Some(p) => p,
-        None => {
-            made = Plan::new(job.clone());
-            &made
-        }
+    let method = match plan {
+        Some(p) => p.method(),
+        None => job.effective_method(),
     };
-    cpu_time_of(job.n(), plan.method(), job.unique(), kernel).mul_f64(kept_share(plan))
+    let kept = kept(job);
+    cpu_time_of(job.n(), method, job.unique(), kernel).mul_f64(kept.nodes)
 }
 
-/// The share of the work of the same job without its pre-placed queens that the queens of
-/// `plan` keep (1 with none), split alike (the edge method's estimates depend on the rows its
-/// units fix).
-fn kept_share(plan: &Plan) -> f64 {
-    let job = plan.job();
-    if job.placed().is_empty() {
-        return 1.0;
-    }
-    let free = Job::new(job.n())
-        .expect("the job's N is valid")
-        .with_method(plan.method())
-        .with_split_depth(job.split_depth())
-        .expect("the job's split depth fits its board");
-    let free = Plan::new(free);
-    let raw = |p: &Plan| -> f64 { p.units().iter().map(|u| cost::estimate_unit(p, u)).sum() };
-    let whole = raw(&free);
-    if whole > 0.0 {
-        (raw(plan) / whole).min(1.0)
-    } else {
-        0.0
-    }
+/// What the pre-placed queens of `job` keep of its board's search tree and solutions.
+fn kept(job: &Job) -> sample::Kept {
+    let placed: Vec<(u32, u32)> = job.placed().iter().map(|q| (q.row, q.col)).collect();
+    sample::kept(job.n(), &placed)
 }
 
 /// What listing the solutions of a job would write and take, known before it starts:
@@ -121,8 +110,9 @@ fn kept_share(plan: &Plan) -> f64 {
 /// A listing walks every solution with the plain method on the depth-first kernel and writes
 /// each one it lists: its CPU time is a time per solution walked (flat from N = 14 to 16, as
 /// the counts' is) and a time per byte written, both measured with `scripts/timing.sh model`
-/// (`docs/PERFORMANCE.md`). The solutions are the published counts
-/// (extrapolated past N = 27), with pre-placed queens their share of the work.
+/// (`docs/PERFORMANCE.md`). The solutions are the published counts (extrapolated past
+/// N = 27); pre-placed queens keep their share of the search (the time) and of the solutions
+/// (the bytes), estimated by probes of the tree ([`crate::plan::sample`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ListingEstimate {
     /// The solutions written.
@@ -145,16 +135,13 @@ const LIST_NS_PER_BYTE: f64 = 0.4;
 /// of them when given.
 pub fn listing(job: &Job, format: Kind, limit: Option<u64>, threads: usize) -> ListingEstimate {
     let n = job.n();
-    let share = if job.placed().is_empty() {
-        1.0
-    } else {
-        kept_share(&Plan::new(job.clone().with_method(Method::Plain)))
-    };
-    let walked = solutions(n) * share;
+    let kept = kept(job);
+    // The search, as a number of solutions of the whole board's speed; the solutions listed.
+    let walked = solutions(n) * kept.nodes;
     let listed = if job.unique() {
         unique_solutions(n)
     } else {
-        walked
+        solutions(n) * kept.solutions
     };
     // A limit ends the walk early: its share of the listing, taken as evenly spread.
     let part = limit.map_or(1.0, |k| {
@@ -219,6 +206,12 @@ pub struct ListingTooLarge {
     pub too_long: bool,
     /// The free bytes where the listing goes, when it would write more.
     pub room: Option<u64>,
+}
+
+impl crate::Classify for ListingTooLarge {
+    fn class(&self) -> crate::Class {
+        crate::Class::Request
+    }
 }
 
 /// The limits a listing would pass, in words.
@@ -487,13 +480,57 @@ mod tests {
         // One queen of 24 fixed: about 1/24 of the work, on the plain method (5.8 times edge).
         assert!(some < all / 2 && some > all / 100, "{some:?} of {all:?}");
         let plan = Plan::new(free);
-        let costs = cost::estimate(&plan);
+        let costs = crate::plan::cost::estimate(&plan);
         let n = costs.len() as u32;
         assert_eq!(share(&costs, 0..n), 1.0);
         assert_eq!(share(&costs, []), 0.0);
-        let half = crate::longrun::shard::assign(&costs, 2);
+        let half = crate::longrun::assign::assign(&costs, 2);
         let s = share(&costs, half[0].iter().copied());
         assert!((0.45..0.55).contains(&s), "{s}");
+    }
+
+    /// Issue 33, item 2: a queen below the split rows keeps about as much work as one in the
+    /// top row (it was estimated 1000 times too low), so a long run with one needs
+    /// confirmation and a listing that would fill the disk is refused.
+    #[test]
+    fn queens_anywhere_keep_their_share_of_the_work() {
+        let at = |n: u32, squares: &[(u32, u32)]| {
+            let queens: Vec<crate::Queen> = squares
+                .iter()
+                .map(|&(r, c)| crate::Queen::one_based(r, c).unwrap())
+                .collect();
+            Job::new(n).unwrap().with_placed(&queens).unwrap()
+        };
+        let t = |job: &Job| cpu_time(job, None, Kernel::Avx512).as_secs_f64();
+        let plain16 = cpu_time_of(16, Method::Plain, false, Kernel::Avx512).as_secs_f64();
+        for squares in [&[(8, 8)][..], &[(16, 16)], &[(1, 3)], &[(10, 1)]] {
+            // One queen keeps about 1/16 of the work (from 1/30 on the edge to 1/10 inside).
+            let share = t(&at(16, squares)) / plain16;
+            assert!((0.02..0.15).contains(&share), "{squares:?}: {share}");
+        }
+        let deep = t(&at(16, &[(8, 8)]));
+        let top = t(&at(16, &[(1, 8)]));
+        assert!((0.5..2.0).contains(&(deep / top)), "{deep} against {top}");
+        // Two queens keep less than one.
+        assert!(t(&at(16, &[(8, 8), (9, 1)])) < deep / 4.0);
+        assert!(check(
+            cpu_time(&at(24, &[(12, 12)]), None, Kernel::Avx512),
+            2,
+            false
+        )
+        .is_err());
+        let list = |n, squares: &[(u32, u32)]| listing(&at(n, squares), Kind::Columns, None, 2);
+        assert!(list(21, &[(10, 10)]).check(None).is_err());
+        let small = list(13, &[(7, 7)]);
+        assert!(small.check(None).is_ok());
+        let e = small.check(Some(4096)).unwrap_err();
+        assert_eq!(e.room, Some(4096));
+        // Its solutions: about a thirteenth of the 73712 (4456 hold that square).
+        assert!(
+            (2000.0..8000.0).contains(&small.solutions),
+            "{}",
+            small.solutions
+        );
     }
 
     #[test]

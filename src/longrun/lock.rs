@@ -16,10 +16,15 @@
 //! followed (the file is opened with `O_NOFOLLOW`), and a directory, a device, a FIFO or a file
 //! of other content is refused and left as it is ([`LockError::Foreign`]).
 //!
-//! A user who removes the lock file of a live run (taking it for one left by `kill -9`) does
-//! not let a second run in for long: the run checks its lock file at every progress tick
-//! ([`RunLock::check`]) and makes a new one at once. Should a second run have taken the new
-//! file first, the first run stops ([`LockError::Lost`]) and the second goes on alone.
+//! On Unix a run also locks the target file itself once it exists (and again after each save,
+//! which replaces it), so that a second name of the same file (a hard link, with a lock file of
+//! its own) is refused too ([`LockError::HeldByFile`]). That lock also keeps a second run out
+//! when a user removes the lock file of a live run (taking it for one left by `kill -9`): the
+//! second run is refused as long as the first runs, and the first makes its lock file again at
+//! its next check ([`RunLock::check`], every progress tick). Only before the target exists (a
+//! run that has not saved yet), or where files cannot be locked themselves, can a second run
+//! take a new lock file first; the first run then stops ([`LockError::Lost`]) and leaves the
+//! file to it.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{self, Read, Seek, Write};
@@ -67,16 +72,25 @@ pub enum LockError {
         /// The holder, when its lock file could be read.
         holder: Option<Holder>,
     },
-    /// Another process holds the lock of the file itself, through another name of it (a hard
-    /// link): another run is using the file.
+    /// Another process holds the lock of the file itself: another run is using the file,
+    /// through another name of it (a hard link), or after its lock file was removed.
     #[error(
-        "{} is in use by another nqueens run, which names it otherwise (a hard link to the same \
-         file); wait for it to end or stop it",
-        target.display()
+        "{} is in use by another nqueens run, which {}; wait for it to end or stop it",
+        target.display(),
+        if *hard_links {
+            "may name it otherwise (the file has hard links, each name with a lock file of its \
+             own)"
+        } else {
+            "holds the file itself: its lock file was removed while it runs (it makes it \
+             again), or it named this file otherwise (a hard link) before its last save \
+             replaced it there"
+        }
     )]
     HeldByFile {
         /// The file, as this run names it.
         target: PathBuf,
+        /// Whether the file has other names (hard links).
+        hard_links: bool,
     },
     /// Something other than a lock file of this program is at the lock path: it is left as it
     /// is, neither written nor removed.
@@ -124,13 +138,18 @@ pub enum LockError {
     },
 }
 
-impl LockError {
-    /// Whether the error is in what the user gave (a file in use, something else at the lock
-    /// path), as opposed to a failure of the system.
-    pub fn is_bad_input(&self) -> bool {
-        !matches!(self, LockError::Io { .. })
+/// The request's fault (a file in use, something else at the lock path), but for a lock file
+/// that could not be made or locked: the machine's.
+impl crate::Classify for LockError {
+    fn class(&self) -> crate::Class {
+        match self {
+            LockError::Io { .. } => crate::Class::Machine,
+            _ => crate::Class::Request,
+        }
     }
+}
 
+impl LockError {
     /// Whether another run holds the lock (as opposed to a failure of the system).
     pub fn is_held(&self) -> bool {
         matches!(
@@ -154,7 +173,7 @@ fn holder_words(holder: &Option<Holder>) -> String {
 /// The lock file of `target`: the same path with `.lock` added to the file name (a name too
 /// long for that is shortened first, as the store shortens it for its temporary files).
 pub(crate) fn lock_path(target: &Path) -> PathBuf {
-    use crate::longrun::store::{fitted_name, NAME_MAX};
+    use crate::longrun::durable::{fitted_name, NAME_MAX};
     let mut name = fitted_name(target, NAME_MAX - ".lock".len());
     name.push(".lock");
     target.with_file_name(name)
@@ -200,16 +219,18 @@ impl RunLock {
             if !file.metadata().map_err(io_err)?.is_file() {
                 return Ok(());
             }
+            use std::os::unix::fs::MetadataExt;
             match file.try_lock() {
                 Ok(()) => {}
                 Err(TryLockError::WouldBlock) => {
+                    let links = file.metadata().map_or(1, |m| m.nlink());
                     return Err(LockError::HeldByFile {
                         target: self.target.clone(),
-                    })
+                        hard_links: links > 1,
+                    });
                 }
                 Err(TryLockError::Error(e)) => return Err(io_err(e)),
             }
-            use std::os::unix::fs::MetadataExt;
             self.files
                 .retain(|f| f.metadata().is_ok_and(|m| m.nlink() > 0));
             self.files.push(file);
@@ -229,8 +250,10 @@ impl RunLock {
 
     /// Checks that the lock file is still at its path, and when it is not (a user removed it),
     /// makes and locks a new one at once. Fails only when another run has taken the new file
-    /// first ([`LockError::Lost`]): this run must then stop writing the target. A lock file
-    /// that cannot be made again now (its directory removed) is tried again at the next check.
+    /// first while this run does not hold the target file itself ([`LockError::Lost`]): this
+    /// run must then stop writing the target. A lock file that cannot be made again now (its
+    /// directory removed, or another run holding it for the moment that it takes to be refused
+    /// the target) is tried again at the next check.
     pub fn check(&mut self) -> Result<(), LockError> {
         if still_at(&self.file, &self.path) {
             return Ok(());
@@ -241,6 +264,7 @@ impl RunLock {
                 self.file = file;
                 Ok(())
             }
+            Err(LockError::Held { .. }) if self.holds_target() => Ok(()),
             Err(LockError::Held {
                 target,
                 lock,
@@ -252,6 +276,12 @@ impl RunLock {
             }),
             Err(_) => Ok(()),
         }
+    }
+
+    /// Whether this run holds the lock of the file now at the target (so that no other run
+    /// can write it, whatever became of the lock file).
+    fn holds_target(&self) -> bool {
+        self.files.iter().any(|f| still_at(f, &self.target))
     }
 }
 
@@ -271,7 +301,7 @@ fn take(target: &Path, path: &Path) -> Result<File, LockError> {
     for _ in 0..100 {
         if let Ok(meta) = std::fs::symlink_metadata(path) {
             if !meta.is_file() {
-                return Err(foreign(crate::longrun::store::kind_of(&meta.file_type())));
+                return Err(foreign(crate::longrun::durable::kind_of(&meta.file_type())));
             }
         }
         let mut file = open_no_follow(path).map_err(|e| {
@@ -283,7 +313,7 @@ fn take(target: &Path, path: &Path) -> Result<File, LockError> {
         })?;
         let meta = file.metadata().map_err(io_err)?;
         if !meta.is_file() {
-            return Err(foreign(crate::longrun::store::kind_of(&meta.file_type())));
+            return Err(foreign(crate::longrun::durable::kind_of(&meta.file_type())));
         }
         match file.try_lock() {
             Ok(()) => {}
@@ -309,7 +339,7 @@ fn take(target: &Path, path: &Path) -> Result<File, LockError> {
         {
             return Err(foreign("a file of other content"));
         }
-        let host = crate::longrun::store::host_name();
+        let host = crate::longrun::host::host_name();
         let write = |f: &mut File| -> io::Result<()> {
             f.set_len(0)?;
             f.rewind()?;
@@ -532,6 +562,58 @@ mod tests {
         let mut lock = RunLock::acquire(&sub.join("r.json")).unwrap();
         std::fs::remove_dir_all(&sub).unwrap();
         lock.check().unwrap();
+    }
+
+    /// A second run is refused while the first holds the file itself, whether the lock file
+    /// was removed under it or the file has another name; the message says which, and the
+    /// first run never takes the second's brief lock file for a loss (issue 33, item 7).
+    #[cfg(unix)]
+    #[test]
+    fn the_file_itself_keeps_a_second_run_out_and_the_message_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("c.ckpt");
+        let mut first = RunLock::acquire(&target).unwrap();
+        std::fs::write(&target, "saved").unwrap();
+        first.lock_target().unwrap();
+        std::fs::remove_file(first.path()).unwrap();
+        let err = RunLock::acquire(&target).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                LockError::HeldByFile {
+                    hard_links: false,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .contains("its lock file was removed while it runs"),
+            "{err}"
+        );
+        // A second run holding the new lock file for a moment is no loss for the first.
+        std::fs::remove_file(first.path()).ok();
+        let held = take(&target, &lock_path(&target)).unwrap();
+        first.check().unwrap();
+        drop(held);
+        first.check().unwrap();
+        assert!(lock_path(&target).exists());
+        // A hard link: its own lock file, the same file.
+        let other = dir.path().join("other.ckpt");
+        std::fs::hard_link(&target, &other).unwrap();
+        let err = RunLock::acquire(&other).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                LockError::HeldByFile {
+                    hard_links: true,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("the file has hard links"), "{err}");
     }
 
     #[test]

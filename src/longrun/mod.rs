@@ -1,34 +1,61 @@
-//! Runs of hours or days: a long run as one library call ([`Run`]), and the durable files it
-//! keeps.
+//! Runs of hours or days: a long run as one library call ([`Run`]), the durable files it
+//! keeps, and the checks that stand between those files and an announced count.
 //!
-//! * [`Identity`]: the job a file belongs to (board, method, placed queens, split depth, unit
-//!   enumeration version); every file is JSON with a checksum, written atomically (temporary
-//!   file, fsync, rename);
-//! * [`Checkpoint`]: the units finished so far and their counts, saved as a run goes on, so a
-//!   killed run resumes without losing or repeating a unit;
-//! * [`ShardSpec`], [`ShardResult`], [`merge_files`]: one machine's share of a job's units, its
-//!   result file (each unit's counts), and the merge that checks every unit is counted exactly
-//!   once and that replicas agree;
+//! * [`Run`]: a job counted with a checkpoint it resumes from and saves to (through one save
+//!   path that never costs a finished count), a shard of the job, a result file, locks, the
+//!   CPU-time confirmation, progress told to a [`Watch`];
+//! * [`Checkpoint`]: the units finished so far and their counts, so a killed run resumes
+//!   without losing or repeating a unit;
+//! * [`ShardSpec`], [`assign`], [`ShardResult`], [`merge_files`]: one machine's share of a
+//!   job's units, its result file (each unit's counts), and the merge that checks every unit is
+//!   counted exactly once and that replicas agree;
 //! * [`audit`]: a seeded random sample of the units a shard result or checkpoint records,
 //!   counted again (on any kernel, on any machine) and compared unit by unit;
-//! * [`lock`]: one run per checkpoint or result file, by an exclusive lock beside it;
+//! * [`status`]: how far a sharded job is, from its files alone;
+//! * [`lock`]: one run per checkpoint or result file;
 //! * [`estimate`]: the CPU time a job (or what is left of it) will take, and the rule that a run
 //!   of more than an hour needs confirmation.
 //!
-//! Every file names the job and the unit enumeration it belongs to and keeps each unit's counts;
-//! resume, merge and audit only ever add or recount units by index.
+//! Each guard is written once, in the module of its concern, and every path calls it:
+//! [`durable`] (atomic writes, bounded reads of regular files, link rules), [`envelope`] ("is
+//! this our file, and which": [`envelope::look`]; checksums, capped parsing), [`Identity`] (the
+//! one comparison of a file's job with the one expected, under [`Versions`]), [`Records`] (the
+//! one check of a file's unit records), the published value ([`crate::known::check`]), the rule
+//! for replacing a result file ([`Run::overwrite`]) and the save path ([`Saved`]).
 
+pub mod assign;
 pub mod audit;
-pub(crate) mod checkpoint;
+mod checkpoint;
+pub mod durable;
+pub mod envelope;
+mod error;
 pub mod estimate;
+mod execute;
+mod files;
+mod host;
+mod identity;
 pub mod lock;
+mod merge;
+mod progress;
+
+mod records;
+mod result;
 mod run;
-pub(crate) mod shard;
-pub(crate) mod store;
+mod save;
+mod spec;
+mod status;
 mod watch;
 
 pub use checkpoint::Checkpoint;
-pub use run::{Done, Finish, Prepared, Progress, Run, RunError, Watch};
-pub use shard::{merge_files, Disagreement, MergeError, Merged, ShardResult, ShardSpec};
-pub use store::{Identity, StoreError};
-pub use watch::{clock, LogLines};
+pub use error::{Damage, Foreign, StoreError};
+pub use execute::{Done, Finish, Prepared};
+pub use identity::{Difference, Identity, Versions, PROGRAM_VERSION};
+pub use merge::{merge, merge_files, Disagreement, MergeError, Merged, SetError};
+pub use progress::Progress;
+pub use records::{RecordError, Records, Which};
+pub use result::ShardResult;
+pub use run::{Run, RunError};
+pub use save::Saved;
+pub use spec::{ShardSpec, ShardSpecError};
+pub use status::{status, Partial, Status, StatusError};
+pub use watch::{clock, LogLines, SaveEvent, Watch};

@@ -1,11 +1,74 @@
-//! Progress in words: how a [`Progress`] reads in a log, and a ready [`Watch`] that writes such
-//! lines to standard error ([`LogLines`]), for a library user who wants what `nqueens count
-//! --progress` prints without writing a display of their own.
+//! Where a run's progress goes ([`Watch`]), how a [`Progress`] reads in a log, and a ready
+//! [`Watch`] that writes such lines to standard error ([`LogLines`]), for a library user who
+//! wants what `nqueens count --progress` prints without writing a display of their own.
 
-use super::run::{Progress, Watch};
+use super::progress::Progress;
+use super::run::RunError;
 use std::fmt;
 use std::io::Write;
 use std::time::{Duration, Instant};
+
+/// Where a run's progress goes (a progress bar, a log line, nothing: `()`).
+pub trait Watch {
+    /// Called when a unit finishes and at least every [`crate::longrun::Run::tick`] otherwise.
+    fn progress(&mut self, _progress: &Progress) {}
+
+    /// Whether [`Watch::progress`] is wanted at all: a watch that shows nothing says no, and
+    /// the run then works out no share and no ETA.
+    fn wants_progress(&self) -> bool {
+        true
+    }
+
+    /// Called when a save of the checkpoint fails during the run, and when one succeeds again
+    /// after that: the run goes on counting and tries again at the next save, so that a full
+    /// disk costs no finished count ([`crate::longrun::Run::checkpoint`]).
+    fn checkpoint(&mut self, _event: &SaveEvent<'_>) {}
+}
+
+impl Watch for () {
+    fn wants_progress(&self) -> bool {
+        false
+    }
+}
+
+/// What became of a save of the checkpoint during a run, told to [`Watch::checkpoint`].
+#[derive(Debug)]
+pub enum SaveEvent<'a> {
+    /// A save failed; the run goes on and tries again at the next.
+    Failed {
+        /// Why.
+        error: &'a RunError,
+        /// The units the checkpoint on disk holds (from its last save that succeeded).
+        holds: usize,
+        /// The units of the run.
+        of: usize,
+    },
+    /// A save succeeded after one or more failed.
+    Recovered {
+        /// The units the checkpoint holds now.
+        holds: usize,
+        /// The units of the run.
+        of: usize,
+    },
+}
+
+impl fmt::Display for SaveEvent<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SaveEvent::Failed { error, holds, of } => write!(
+                f,
+                "{error}; the checkpoint keeps the {holds} of {of} units of its last save, and \
+                 the run goes on counting and tries the save again"
+            ),
+            SaveEvent::Recovered { holds, of } => {
+                write!(
+                    f,
+                    "the checkpoint is saved again: it holds {holds} of {of} units"
+                )
+            }
+        }
+    }
+}
 
 impl Progress {
     /// The units finished in this run per second, minute or hour (the first of them with at

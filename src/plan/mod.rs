@@ -7,6 +7,7 @@ pub(crate) mod cost;
 pub(crate) mod eta;
 mod evaluate;
 mod job;
+pub(crate) mod sample;
 mod units;
 
 pub(crate) use crate::search::Unit;

@@ -34,6 +34,12 @@ pub struct InputError {
     pub what: String,
 }
 
+impl crate::Classify for InputError {
+    fn class(&self) -> crate::Class {
+        crate::Class::Request
+    }
+}
+
 /// Parses the judge input: the number of datasets, then one line per dataset with the row and
 /// column of a queen. Blank lines may appear anywhere; anything else is an error.
 pub fn parse(input: &str) -> Result<Vec<Dataset>, InputError> {

@@ -61,6 +61,17 @@ pub enum WriteError {
     Io(#[from] io::Error),
 }
 
+/// The request's fault for an invalid request; the machine's for threads that would not start
+/// or output that could not be written.
+impl crate::Classify for WriteError {
+    fn class(&self) -> crate::Class {
+        match self {
+            WriteError::Invalid(e) => crate::Classify::class(e),
+            WriteError::Io(_) => crate::Class::Machine,
+        }
+    }
+}
+
 /// Writes every solution of `job` (see [`super::for_each_solution`]: lexicographic order,
 /// canonical members only with [`Job::unique`]) to `out` in `opts.format`, on `opts.threads`
 /// threads (for N up to [`MAX_PARALLEL_N`]); the output does not depend on the thread count.

@@ -42,7 +42,7 @@ pub fn write_all(report: &Results, dir: &Path) -> Result<Vec<PathBuf>, BenchErro
     let mut written = Vec::new();
     for (name, render) in FILES {
         let (bytes, path) = (render(report)?, dir.join(name));
-        crate::longrun::store::write_file_atomic(&path, &bytes).map_err(io(&path))?;
+        crate::longrun::durable::write_atomic(&path, &bytes).map_err(|e| io(&path)(e.into_io()))?;
         written.push(path);
     }
     Ok(written)

@@ -8,6 +8,7 @@
 //! all).
 
 use crate::bench::{stats, BenchError, Results, Row, Solver};
+use plotters::coord::combinators::BindKeyPoints;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
@@ -64,7 +65,7 @@ where
             .margin(20)
             .x_label_area_size(45)
             .y_label_area_size(70)
-            .build_cartesian_2d(x, (lo..hi).log_scale())
+            .build_cartesian_2d(x, (lo..hi).log_scale().with_key_points(log_ticks(lo, hi)))
             .map_err(|e| err(&e))?;
         (chart.configure_mesh())
             .x_desc(desc[0])
@@ -101,6 +102,37 @@ where
         root.present().map_err(|e| err(&e))?;
     }
     Ok(svg.into_bytes())
+}
+
+/// The labelled values of a log axis from `lo` to `hi`: 1, 2 and 5 times the powers of ten
+/// within it, and every whole multiple of them where those are fewer than four, so that every
+/// point has a label near it across the whole range (plotters' own choice labelled 1, 2 and 3
+/// only, where a point stood at 0.39).
+fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let within = |steps: &[f64]| -> Vec<f64> {
+        let mut ticks = Vec::new();
+        let mut decade = 10f64.powi(lo.log10().floor() as i32);
+        while decade <= hi {
+            for &s in steps {
+                let v = decade * s;
+                if (lo..=hi).contains(&v) {
+                    ticks.push(v);
+                }
+            }
+            decade *= 10.0;
+        }
+        ticks
+    };
+    let ticks = within(&[1.0, 2.0, 5.0]);
+    if ticks.len() >= 4 {
+        return ticks;
+    }
+    let ticks = within(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+    if ticks.len() >= 2 {
+        return ticks;
+    }
+    // Within one step of the finest: the ends themselves.
+    vec![lo, hi]
 }
 
 /// An axis label: `v` to three significant digits, as short as it goes ("0.05", "20").
@@ -220,6 +252,21 @@ pub fn time(report: &Results) -> Result<Vec<u8>, BenchError> {
 mod tests {
     use super::*;
     use crate::bench::export::tests::sample;
+
+    /// Issue 36, item 4: a log axis is labelled across its range, whatever it spans.
+    #[test]
+    fn log_axes_are_labelled_across_their_range() {
+        // The range of a plot with a point at 0.39 and one at 3: labels below 1 too.
+        let t = log_ticks(0.39 / 1.5, 3.0 * 1.5);
+        assert!(t.iter().any(|&v| v < 0.39), "{t:?}");
+        assert!(t.iter().any(|&v| v > 3.0), "{t:?}");
+        assert!(t.len() >= 4, "{t:?}");
+        assert_eq!(log_ticks(0.001, 100.0).len(), 16);
+        assert_eq!(log_ticks(0.001, 100.0)[..3], [0.001, 0.002, 0.005]);
+        // A narrow range: every whole multiple.
+        assert_eq!(log_ticks(1.2, 4.5), vec![2.0, 3.0, 4.0]);
+        assert_eq!(log_ticks(1.05, 1.9), vec![1.05, 1.9]);
+    }
 
     #[test]
     fn plots_are_svg_with_text_labels() {

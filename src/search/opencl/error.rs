@@ -69,6 +69,18 @@ pub enum OpenClError {
     Injected(usize),
 }
 
+/// The request's fault where no device is present at all (it cannot be met on this
+/// machine); the machine's where a device that exists failed.
+impl crate::Classify for OpenClError {
+    fn class(&self) -> crate::Class {
+        if self.is_unavailable() {
+            crate::Class::Request
+        } else {
+            crate::Class::Machine
+        }
+    }
+}
+
 impl OpenClError {
     /// Whether the error says that no OpenCL device is present at all (no library, no
     /// platform, no device), as opposed to a failure of a device that exists.

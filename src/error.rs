@@ -9,7 +9,7 @@ pub enum Error {
     #[error("N must be between {min} and {max}, got {n}")]
     BoardSize {
         /// The size asked for.
-        n: u64,
+        n: u32,
         /// The smallest supported size.
         min: u32,
         /// The largest supported size.
@@ -103,16 +103,6 @@ pub enum Error {
         max: u64,
         /// The board asked for.
         n: u64,
-    },
-    /// An environment variable of this library with a value it cannot use.
-    #[error("{var} must be {expected}, got '{value}'")]
-    Environment {
-        /// The variable.
-        var: &'static str,
-        /// What it must hold.
-        expected: &'static str,
-        /// What it holds, escaped.
-        value: String,
     },
     /// OpenCL cannot be used as asked: no OpenCL library, platform or device, or no device of
     /// that index. A usage error: the request cannot be met on this machine.

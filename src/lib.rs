@@ -68,6 +68,10 @@ mod names;
 mod plan;
 mod random;
 mod search;
+// The unit tests that can skip are the OpenCL ones.
+#[cfg(all(test, feature = "opencl"))]
+#[path = "../tests/common/skip.rs"]
+mod skip;
 pub mod solutions;
 
 pub use engine::{

@@ -1,7 +1,7 @@
 //! The solution paths of the library (explicit construction, streaming listing, formats,
 //! pre-placed queens, UVa 750) against the naive solver and independent validators.
 
-use crate::common::naive_solutions;
+use crate::common::{images, naive_solutions};
 use nqueens::format::{Kind, Printer};
 use nqueens::known::published;
 use nqueens::solutions::uva750;
@@ -48,35 +48,6 @@ fn listed(job: &Job) -> Vec<Vec<u8>> {
     .unwrap();
     assert_eq!(flow, ControlFlow::Continue(()));
     out
-}
-
-/// A map of the squares of a board with largest index `m`: (m, row, col) to (row, col).
-type SquareMap = fn(usize, usize, usize) -> (usize, usize);
-
-/// The 8 images of a solution, each built from its squares by a coordinate map.
-fn images(s: &[u8]) -> Vec<Vec<u8>> {
-    let n = s.len();
-    let m = n - 1;
-    let maps: [SquareMap; 8] = [
-        |_, r, c| (r, c),
-        |m, r, c| (c, m - r),
-        |m, r, c| (m - r, m - c),
-        |m, r, c| (m - c, r),
-        |m, r, c| (r, m - c),
-        |m, r, c| (m - r, c),
-        |_, r, c| (c, r),
-        |m, r, c| (m - c, m - r),
-    ];
-    maps.iter()
-        .map(|g| {
-            let mut img = vec![u8::MAX; n];
-            for (r, &c) in s.iter().enumerate() {
-                let (r2, c2) = g(m, r, c as usize);
-                img[r2] = c2 as u8;
-            }
-            img
-        })
-        .collect()
 }
 
 #[test]
@@ -219,9 +190,13 @@ fn unique_with_placed_queens_is_refused() {
 
 #[test]
 fn construction_is_valid_for_every_n_to_2000() {
-    for n in (1..=2000u64).filter(|&n| n != 2 && n != 3) {
-        let s: Vec<u64> = construct(n).unwrap().unwrap().map(|c| c - 1).collect();
-        assert_eq!(s.len() as u64, n);
+    for n in (1..=2000u32).filter(|&n| n != 2 && n != 3) {
+        let s: Vec<u64> = construct(n)
+            .unwrap()
+            .unwrap()
+            .map(|c| u64::from(c) - 1)
+            .collect();
+        assert_eq!(s.len(), n as usize);
         assert!(is_solution(&s), "n = {n}");
     }
     assert_eq!(construct(2), Ok(None));
@@ -231,8 +206,12 @@ fn construction_is_valid_for_every_n_to_2000() {
 
 #[test]
 fn construction_is_valid_for_large_n() {
-    for n in [100_000u64, 100_001, 100_002, 100_003, 1_000_000, 1_000_003] {
-        let s: Vec<u64> = construct(n).unwrap().unwrap().map(|c| c - 1).collect();
+    for n in [100_000u32, 100_001, 100_002, 100_003, 1_000_000, 1_000_003] {
+        let s: Vec<u64> = construct(n)
+            .unwrap()
+            .unwrap()
+            .map(|c| u64::from(c) - 1)
+            .collect();
         assert!(is_solution(&s), "n = {n}");
     }
 }
@@ -240,8 +219,12 @@ fn construction_is_valid_for_large_n() {
 #[test]
 #[ignore = "10^7 rows: a few seconds; run by scripts/slow-checks.sh"]
 fn construction_is_valid_for_ten_million() {
-    for n in [10_000_000u64, 10_000_001, 10_000_002, 10_000_003] {
-        let s: Vec<u64> = construct(n).unwrap().unwrap().map(|c| c - 1).collect();
+    for n in [10_000_000u32, 10_000_001, 10_000_002, 10_000_003] {
+        let s: Vec<u64> = construct(n)
+            .unwrap()
+            .unwrap()
+            .map(|c| u64::from(c) - 1)
+            .collect();
         assert!(is_solution(&s), "n = {n}");
     }
 }

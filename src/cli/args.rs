@@ -6,7 +6,7 @@
 use super::{shown, Result, UsageError};
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::Args;
-use nqueens::{Devices, Engine, Named, Queen, MAX_THREADS};
+use nqueens::{Devices, Engine, Named, Queen, MAX_N, MAX_THREADS};
 use std::marker::PhantomData;
 
 /// A value parser for a named enum of the library: its names (with their help) are clap's
@@ -159,11 +159,39 @@ impl EngineArgs {
         if let KernelChoice::Cpu(kernel) = self.kernel {
             engine = engine.with_kernel(kernel)?;
         }
-        let engine = engine.with_devices(devices)?;
+        let mut engine = engine.with_devices(devices)?;
         if let Some(note) = engine.device_note() {
             note!("nqueens: --gpu: {note}; counting on the CPU");
         }
+        if devices != Devices::Cpu {
+            if let Some(batches) = injected_failure()? {
+                engine = engine.fail_devices_after(batches);
+            }
+        }
         Ok(engine)
+    }
+}
+
+/// The variable that makes every OpenCL device fail on purpose after K batches, for the tests
+/// of how a failing device is handled (`tests/opencl.rs` runs this binary). Read here, by the
+/// binary, when devices are asked for; the library only has the hidden
+/// [`Engine::fail_devices_after`], which nothing else calls.
+const FAIL_AFTER: &str = "NQUEENS_OPENCL_FAIL_AFTER";
+
+/// The batches after which every device fails on purpose, from [`FAIL_AFTER`] (unset: never);
+/// a value that is not a number is refused, not ignored.
+fn injected_failure() -> Result<Option<usize>> {
+    let Some(value) = std::env::var_os(FAIL_AFTER) else {
+        return Ok(None);
+    };
+    let text = value.to_string_lossy();
+    match text.trim().parse() {
+        Ok(batches) => Ok(Some(batches)),
+        Err(_) => Err(UsageError(format!(
+            "{FAIL_AFTER} must be a number of batches, got '{}'",
+            shown(&text)
+        ))
+        .into()),
     }
 }
 
@@ -201,12 +229,14 @@ pub fn whole<T: std::str::FromStr<Err = std::num::ParseIntError>>(s: &str) -> Re
 
 /// Parses a board size: an integer in 1..=32.
 pub fn parse_n(s: &str) -> Result<u32, String> {
+    // Parsed wider than N, so that a number past `u32` gets the range in the message too.
     let n: u64 = s.trim().parse().map_err(|_| {
         format!(
-            "'{}' is not a board size (a whole number from 1 to 32)",
+            "'{}' is not a board size (a whole number from 1 to {MAX_N})",
             shown(s)
         )
     })?;
+    let n = u32::try_from(n).map_err(|_| format!("N must be between 1 and {MAX_N}, got {n}"))?;
     nqueens::check_n(n).map_err(|e| e.to_string())
 }
 

@@ -3,15 +3,18 @@
 //! [`crate::plan::classified_parts`]) into many small sub-problems, runs them in one launch of each
 //! kernel, and hands what it cannot do to the CPU workers.
 
-use super::{lock, CpuWork, DeviceWorker, Devices, Searches, UnitTiming};
+use super::run::{lock, CpuWork, DeviceErrors, Done, Queue, Shared};
+use super::{Devices, UnitTiming};
 use crate::error::{Error, Result};
 use crate::plan::{classified_parts, counted_part, has_cpu_only_work, Plan};
 use crate::search::opencl::{self, Counter, DeviceInfo, DeviceKind, OpenClError, RowSpec, Sub};
-use crate::search::{ClassifiedPart, CountedPart, Counts, Unit};
+use crate::search::{ClassifiedPart, CountedPart, Counts, Searches, Unit};
+use crossbeam::channel;
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 /// How the engine holds an opened device: its worker locks it for each launch.
@@ -25,6 +28,75 @@ pub(super) fn info(counter: &Counter) -> (DeviceInfo, std::time::Duration) {
 /// The handle of a device just opened.
 pub(super) fn handle(counter: Counter) -> Handle {
     Arc::new(Mutex::new(counter))
+}
+
+/// Starts a worker thread for each opened device (`counters`, worker numbers from `first_id`
+/// on); a device whose thread cannot start is said in `errors`, and the CPU workers take over.
+pub(super) fn start(
+    counters: &[Handle],
+    first_id: usize,
+    fail_after: Option<usize>,
+    shared: &Shared,
+    work: &channel::Sender<CpuWork>,
+    errors: &DeviceErrors,
+) -> Vec<JoinHandle<()>> {
+    let mut threads = Vec::new();
+    for (d, counter) in counters.iter().enumerate() {
+        shared.alive.fetch_add(1, Ordering::Relaxed);
+        let worker = DeviceWorker {
+            id: first_id + d,
+            device: d,
+            fail_after,
+            counter: counter.clone(),
+            shared: shared.cpu_units,
+            plan: shared.plan.clone(),
+            queue: shared.queue.clone(),
+            stop: shared.stop.clone(),
+            done: shared.done.clone(),
+            work: work.clone(),
+            errors: errors.clone(),
+            alive: AliveGuard(shared.alive.clone()),
+            start: shared.start,
+        };
+        let spawned = std::thread::Builder::new()
+            .name(format!("nqueens-device-{d}"))
+            .spawn(move || worker.run());
+        match spawned {
+            Ok(thread) => threads.push(thread),
+            // The closure (and its guard) is dropped: the CPU workers take over.
+            Err(e) => lock(errors).push((d, format!("could not start its thread: {e}"))),
+        }
+    }
+    threads
+}
+
+/// One OpenCL device's worker thread.
+struct DeviceWorker {
+    /// Its worker number in [`UnitTiming`]: the CPU threads come first.
+    id: usize,
+    device: usize,
+    /// Batches after which it fails on purpose.
+    fail_after: Option<usize>,
+    counter: Handle,
+    /// Whether CPU workers take units too.
+    shared: bool,
+    plan: Arc<Plan>,
+    queue: Arc<Queue>,
+    stop: Arc<AtomicBool>,
+    done: channel::Sender<Done>,
+    work: channel::Sender<CpuWork>,
+    errors: DeviceErrors,
+    alive: AliveGuard,
+    start: Instant,
+}
+
+/// Counts the device workers still running; one less when a worker ends, even by a panic.
+struct AliveGuard(Arc<AtomicUsize>);
+
+impl Drop for AliveGuard {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Release);
+    }
 }
 
 /// Sub-problems a part is split into before a launch, at least (unless it is small).
@@ -72,19 +144,6 @@ pub(crate) fn open(which: Devices) -> Result<(Vec<Counter>, Option<String>)> {
                 .collect::<Result<Vec<_>>>()?;
             Ok((counters, None))
         }
-    }
-}
-
-/// The batches after which every device fails on purpose, from `NQUEENS_OPENCL_FAIL_AFTER`
-/// (unset: never); for checks of how a failing device is handled.
-pub(crate) fn fail_after() -> Result<Option<usize>> {
-    match std::env::var("NQUEENS_OPENCL_FAIL_AFTER") {
-        Err(_) => Ok(None),
-        Ok(v) => v.trim().parse().map(Some).map_err(|_| Error::Environment {
-            var: "NQUEENS_OPENCL_FAIL_AFTER",
-            expected: "a number of batches",
-            value: v.escape_debug().to_string(),
-        }),
     }
 }
 
@@ -265,7 +324,7 @@ impl Batch {
 
 impl DeviceWorker {
     /// Takes batches until the queue is empty or the run stops.
-    pub(super) fn run(self) {
+    fn run(self) {
         let mut counter = lock(&self.counter);
         let mut batch = Batch::default();
         let n = self.plan.job().n();

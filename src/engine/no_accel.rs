@@ -1,8 +1,11 @@
 //! The engine without OpenCL (the `opencl` cargo feature off): no device can be opened, so no
 //! device worker ever runs. The same interface as `accel.rs`.
 
-use super::{DeviceWorker, Devices};
+use super::run::{CpuWork, DeviceErrors, Shared};
+use super::Devices;
 use crate::error::{Error, Result};
+use crossbeam::channel;
+use std::thread::JoinHandle;
 
 /// An opened device: none can be, so none exists.
 pub(super) type Handle = std::convert::Infallible;
@@ -31,14 +34,14 @@ pub(super) fn open(which: Devices) -> Result<(Vec<Handle>, Option<String>)> {
     }
 }
 
-/// No failure to inject without devices.
-pub(super) fn fail_after() -> Result<Option<usize>> {
-    Ok(None)
-}
-
-impl DeviceWorker {
-    /// Unreachable: a worker needs an opened device.
-    pub(super) fn run(self) {
-        match self.counter {}
-    }
+/// No device worker to start: there is no opened device.
+pub(super) fn start(
+    counters: &[Handle],
+    _first_id: usize,
+    _fail_after: Option<usize>,
+    _shared: &Shared,
+    _work: &channel::Sender<CpuWork>,
+    _errors: &DeviceErrors,
+) -> Vec<JoinHandle<()>> {
+    counters.iter().map(|&counter| match counter {}).collect()
 }

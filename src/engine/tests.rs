@@ -1,7 +1,11 @@
 //! The engine on the CPU, and with OpenCL devices (PoCL in CI).
 
 use super::*;
-use crate::plan::evaluate;
+use crate::plan::{evaluate, evaluate_on, evaluate_remainder_on, Method};
+use crate::search::{Counts, Runner, Searches, Unit};
+use std::cell::Cell;
+use std::ops::ControlFlow;
+use std::time::Instant;
 
 #[test]
 fn serial_matches_small_table() {
@@ -24,6 +28,37 @@ fn engine_counts_and_uniques() {
         }
     );
     assert!(Engine::new(0).is_err());
+}
+
+/// The searches a run reports are those of its units, each tallied where it ran: the same on one
+/// thread or three, the sum of each unit's own tally, and on the lanes of a vector kernel only
+/// from the lane threshold on.
+#[test]
+fn searches_come_back_with_the_counts() {
+    for method in Method::ALL {
+        let job = Job::new(12).unwrap().with_method(method);
+        let plan = Plan::new(job.clone());
+        for kernel in [Kernel::Dfs, Kernel::best()] {
+            let mut want = Searches::default();
+            for unit in plan.units() {
+                let tally = Cell::default();
+                let run = Runner {
+                    kernel,
+                    lane_min_rows: 3,
+                    tally: Some(&tally),
+                };
+                evaluate_on(&plan, unit, run);
+                want += tally.get();
+            }
+            assert!(want.lanes + want.depth_first > 0, "{method} {kernel}");
+            assert_eq!(want.lanes == 0, kernel == Kernel::Dfs, "{method} {kernel}");
+            for threads in [1, 3] {
+                let engine = Engine::new(threads).unwrap().with_kernel(kernel).unwrap();
+                let report = engine.with_lane_min_rows(3).unwrap().count(&job).unwrap();
+                assert_eq!(report.searches, want, "{method} {kernel} {threads}");
+            }
+        }
+    }
 }
 
 /// Asks the engine to stop at the `n`-th finished unit, and at every one after it (units
@@ -71,8 +106,9 @@ fn a_stopped_run_reports_what_it_finished() {
 #[cfg(feature = "opencl")]
 mod opencl_devices {
     use super::*;
+    use crate::engine::run::lock;
     use crate::plan::has_cpu_only_work;
-    use crate::search::opencl::tests::Rng;
+    use crate::search::opencl::tests::{required, Rng};
 
     /// Jobs of every method, unique or not, split depth, with and without pre-placed queens.
     fn jobs(n: u32) -> Vec<Job> {
@@ -134,10 +170,6 @@ mod opencl_devices {
 
     // ---- OpenCL devices (PoCL in CI) ----
 
-    fn required() -> bool {
-        std::env::var("NQUEENS_REQUIRE_OPENCL").is_ok_and(|v| v == "1")
-    }
-
     fn device_index() -> usize {
         std::env::var("NQUEENS_OPENCL_DEVICE").map_or(0, |v| v.parse().expect("a device index"))
     }
@@ -154,7 +186,8 @@ mod opencl_devices {
         match Engine::new(threads).unwrap().with_devices(which) {
             Ok(e) => Some(e),
             Err(Error::NoDevice { reason: e }) if !required() => {
-                println!("skipped: {e}; set NQUEENS_REQUIRE_OPENCL=1 to fail");
+                let why = format!("{e}; set NQUEENS_REQUIRE_OPENCL=1 to fail");
+                crate::skip::skip("an OpenCL engine test", &why);
                 None
             }
             Err(e) => panic!("no OpenCL engine: {e}"),

@@ -372,11 +372,7 @@ mod tests {
     #[test]
     fn a_whole_board_of_placed_queens_is_replanned() {
         let n = crate::search::MAX_N;
-        let columns: Vec<u32> = crate::solutions::construct(n.into())
-            .unwrap()
-            .unwrap()
-            .map(|c| c as u32)
-            .collect();
+        let columns: Vec<u32> = crate::solutions::construct(n).unwrap().unwrap().collect();
         let queens: Vec<Queen> = (1..=n)
             .zip(columns)
             .map(|(r, c)| Queen::one_based(r, c).unwrap())

@@ -22,7 +22,7 @@ pub fn evaluate(plan: &Plan, unit: &Unit) -> Counts {
 
 /// Counts the solutions of one unit on `run`'s kernel (the depth-first search if this
 /// processor cannot run it). Every kernel gives the same counts.
-pub fn evaluate_on(plan: &Plan, unit: &Unit, run: impl Into<Runner>) -> Counts {
+pub fn evaluate_on<'a>(plan: &Plan, unit: &Unit, run: impl Into<Runner<'a>>) -> Counts {
     reported(plan, plan.search().count(plan.board(), unit, run.into()))
 }
 
@@ -51,7 +51,12 @@ pub(crate) fn classified_parts(plan: &Plan, unit: &Unit) -> Vec<ClassifiedPart> 
 }
 
 /// The counts of `unit` outside its [`counted_part`] (all of it when it has none).
-pub(crate) fn evaluate_remainder_on(plan: &Plan, unit: &Unit, run: impl Into<Runner>) -> Counts {
+#[cfg_attr(not(feature = "opencl"), allow(dead_code))]
+pub(crate) fn evaluate_remainder_on<'a>(
+    plan: &Plan,
+    unit: &Unit,
+    run: impl Into<Runner<'a>>,
+) -> Counts {
     reported(
         plan,
         plan.search()

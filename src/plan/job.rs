@@ -93,19 +93,38 @@ pub fn check_threads(threads: usize) -> Result<usize> {
 /// assert!(matches!(Job::new(33), Err(Error::BoardSize { .. })));
 /// # Ok::<(), nqueens::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug)]
 pub struct Job {
     n: u32,
     method: Method,
     split_depth: u32,
+    /// Whether the split depth was chosen ([`Job::with_split_depth`],
+    /// [`Job::with_default_split_depth`]); if not, it follows the method and the placed queens.
+    depth_chosen: bool,
     placed: Vec<Queen>,
     unique: bool,
 }
 
+/// Two jobs are the same job when they count the same thing the same way: how the split depth
+/// came about does not matter.
+impl PartialEq for Job {
+    fn eq(&self, other: &Job) -> bool {
+        self.identity() == other.identity()
+    }
+}
+
+impl Eq for Job {}
+
+impl std::hash::Hash for Job {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.identity().hash(state);
+    }
+}
+
 /// Checks that `n` is a board size the counting engine supports (1..=32).
-pub fn check_n(n: u64) -> Result<u32> {
-    if (1..=u64::from(MAX_N)).contains(&n) {
-        Ok(n as u32)
+pub fn check_n(n: u32) -> Result<u32> {
+    if (1..=MAX_N).contains(&n) {
+        Ok(n)
     } else {
         Err(Error::BoardSize {
             n,
@@ -120,23 +139,47 @@ pub const UNITS_PER_THREAD: usize = 16;
 
 impl Job {
     /// A job counting all solutions for an `n`×`n` board with the default method (the fastest:
-    /// `docs/ALGORITHM.md`) and the default split depth for this machine's logical
-    /// cores.
+    /// `docs/ALGORITHM.md`) and the default split depth for one thread
+    /// ([`Job::default_split_depth`]), which follows the method and the placed queens until a
+    /// depth is chosen. The depth depends on nothing else, so the same calls make the same job
+    /// (the same units, the same checkpoint identity) on every machine. Many threads balance
+    /// better with a deeper split: [`Job::with_default_split_depth`] chooses it for them.
     pub fn new(n: u32) -> Result<Job> {
-        let n = check_n(u64::from(n))?;
+        let n = check_n(n)?;
         let job = Job {
             n,
             method: Method::default(),
             split_depth: 2.min(n),
+            depth_chosen: false,
             placed: Vec::new(),
             unique: false,
         };
-        Ok(job.with_default_split_depth(num_cpus::get()))
+        Ok(job.with_depth_for_one_thread())
     }
 
-    /// The split depth used when none is given: the shallowest depth from 2 to 4 whose plan has
-    /// at least 16 units per thread, so that the costliest unit is a small
-    /// share of a thread's work and the tail of a run is short; never deeper than the board.
+    /// What makes two jobs the same job.
+    fn identity(&self) -> (u32, Method, u32, &[Queen], bool) {
+        (
+            self.n,
+            self.method,
+            self.split_depth,
+            &self.placed,
+            self.unique,
+        )
+    }
+
+    /// This job with the default split depth for one thread, unless a depth was chosen.
+    fn with_depth_for_one_thread(mut self) -> Job {
+        if !self.depth_chosen {
+            self.split_depth = self.default_split_depth(1);
+        }
+        self
+    }
+
+    /// The split depth for `threads` workers: the shallowest depth from 2 to 4 whose plan has
+    /// at least 16 units per thread, so that the costliest unit is a small share of a thread's
+    /// work and the tail of a run is short; never deeper than the board. A job's depth, until
+    /// one is chosen, is this for one thread.
     ///
     /// A deeper split balances more threads but is not free: each unit's search on the lane
     /// kernels has a start-up and a drain with partly empty registers, so the rule asks for no
@@ -158,17 +201,22 @@ impl Job {
             .unwrap_or(max)
     }
 
-    /// This job with [`Job::default_split_depth`] for `threads` workers. Call it after setting
-    /// the method and the placed queens, which change the units.
+    /// This job split for `threads` workers ([`Job::default_split_depth`]): what the command
+    /// line does when no depth is given. The depth is then chosen: call it after setting the
+    /// method and the placed queens, which change the units.
     pub fn with_default_split_depth(mut self, threads: usize) -> Job {
         self.split_depth = self.default_split_depth(threads);
+        self.depth_chosen = true;
         self
     }
 
     /// Uses `method` to search.
     pub fn with_method(mut self, method: Method) -> Job {
+        if method == self.method {
+            return self;
+        }
         self.method = method;
-        self
+        self.with_depth_for_one_thread()
     }
 
     /// Splits the search into units by the queens of the first `depth` rows (1..=4, at most N).
@@ -182,6 +230,7 @@ impl Job {
             });
         }
         self.split_depth = depth;
+        self.depth_chosen = true;
         Ok(self)
     }
 
@@ -201,6 +250,9 @@ impl Job {
         }
         placed.sort();
         placed.dedup();
+        if placed == self.placed {
+            return Ok(self);
+        }
         for (i, a) in placed.iter().enumerate() {
             for b in &placed[i + 1..] {
                 let how = if a.row == b.row {
@@ -220,7 +272,7 @@ impl Job {
             }
         }
         self.placed = placed;
-        Ok(self)
+        Ok(self.with_depth_for_one_thread())
     }
 
     /// Also counts the solutions distinct up to rotation and reflection (OEIS A002562).
@@ -249,7 +301,7 @@ impl Job {
     pub fn split_depth(&self) -> u32 {
         self.split_depth
     }
-    /// Pre-placed queens, sorted, 0-based.
+    /// Pre-placed queens, sorted (row first, then column).
     pub fn placed(&self) -> &[Queen] {
         &self.placed
     }
@@ -269,9 +321,9 @@ mod tests {
         assert!(Job::new(33).is_err());
         assert_eq!(Job::new(32).unwrap().n(), 32);
         assert_eq!(
-            check_n(1 << 40),
+            check_n(u32::MAX),
             Err(Error::BoardSize {
-                n: 1 << 40,
+                n: u32::MAX,
                 min: 1,
                 max: 32
             })
@@ -318,6 +370,58 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_new_jobs_depth_follows_the_job_only() {
+        let q = |r, c| Queen::one_based(r, c).unwrap();
+        for n in [1u32, 2, 4, 5, 8, 12, 16] {
+            for method in Method::ALL {
+                for placed in [vec![], vec![q(1, 1)], vec![q(2, 3)]] {
+                    let Ok(job) = Job::new(n)
+                        .unwrap()
+                        .with_method(method)
+                        .with_placed(&placed)
+                    else {
+                        continue;
+                    };
+                    // The rule for one thread, on the final method and queens, whatever the
+                    // order of the calls.
+                    assert_eq!(
+                        job.split_depth(),
+                        job.default_split_depth(1),
+                        "{n} {method}"
+                    );
+                    let other_order = Job::new(n)
+                        .unwrap()
+                        .with_placed(&placed)
+                        .unwrap()
+                        .with_method(method);
+                    assert_eq!(other_order, job, "{n} {method} {placed:?}");
+                }
+            }
+        }
+        // At N = 6 edge has 16 units at depth 2, mirror needs 3 and d4 4.
+        let six = |m| Job::new(6).unwrap().with_method(m).split_depth();
+        let depths = [Method::Edge, Method::Mirror, Method::D4].map(six);
+        assert_eq!(depths, [2, 3, 4]);
+        // A chosen depth stays when the method or the queens change.
+        let chosen = Job::new(16).unwrap().with_split_depth(3).unwrap();
+        let moved = chosen
+            .clone()
+            .with_method(Method::Mirror)
+            .with_placed(&[q(1, 1)]);
+        assert_eq!(moved.unwrap().split_depth(), 3);
+        let many = Job::new(16).unwrap().with_method(Method::Mirror);
+        let many = many.with_default_split_depth(16);
+        assert_eq!(many.split_depth(), 3);
+        assert_eq!(many.with_method(Method::Plain).split_depth(), 3);
+        // How a depth came about is not part of the job.
+        let default = Job::new(16).unwrap();
+        let same = Job::new(16)
+            .unwrap()
+            .with_split_depth(default.split_depth());
+        assert_eq!(same.unwrap(), default);
     }
 
     #[test]

@@ -135,39 +135,7 @@ pub fn search<L: Leaves>(
         dead_cols: rows.deadline.1,
     };
     let mut cols_before = *prefix_cols;
-    match n - first {
-        3 => level3(&c, m, &mut cols_before, leaves),
-        4 => level4(&c, m, &mut cols_before, leaves),
-        5 => level5(&c, m, &mut cols_before, leaves),
-        6 => level6(&c, m, &mut cols_before, leaves),
-        7 => level7(&c, m, &mut cols_before, leaves),
-        8 => level8(&c, m, &mut cols_before, leaves),
-        9 => level9(&c, m, &mut cols_before, leaves),
-        10 => level10(&c, m, &mut cols_before, leaves),
-        11 => level11(&c, m, &mut cols_before, leaves),
-        12 => level12(&c, m, &mut cols_before, leaves),
-        13 => level13(&c, m, &mut cols_before, leaves),
-        14 => level14(&c, m, &mut cols_before, leaves),
-        15 => level15(&c, m, &mut cols_before, leaves),
-        16 => level16(&c, m, &mut cols_before, leaves),
-        17 => level17(&c, m, &mut cols_before, leaves),
-        18 => level18(&c, m, &mut cols_before, leaves),
-        19 => level19(&c, m, &mut cols_before, leaves),
-        20 => level20(&c, m, &mut cols_before, leaves),
-        21 => level21(&c, m, &mut cols_before, leaves),
-        22 => level22(&c, m, &mut cols_before, leaves),
-        23 => level23(&c, m, &mut cols_before, leaves),
-        24 => level24(&c, m, &mut cols_before, leaves),
-        25 => level25(&c, m, &mut cols_before, leaves),
-        26 => level26(&c, m, &mut cols_before, leaves),
-        27 => level27(&c, m, &mut cols_before, leaves),
-        28 => level28(&c, m, &mut cols_before, leaves),
-        29 => level29(&c, m, &mut cols_before, leaves),
-        30 => level30(&c, m, &mut cols_before, leaves),
-        31 => level31(&c, m, &mut cols_before, leaves),
-        32 => level32(&c, m, &mut cols_before, leaves),
-        _ => unreachable!("3 <= n - first <= 32"),
-    }
+    level(n - first, &c, m, &mut cols_before, leaves);
 }
 
 /// What every level of [`search`] reads.
@@ -190,67 +158,54 @@ fn level2<L: Leaves>(c: &Ctx, m: Masks, cols_before: &mut [u32; MAX_N as usize],
     }
 }
 
-/// Defines `level{k}`: the loop over the squares of row `n - k`, each followed by `level{k-1}`.
+/// Defines `level{k}`: the loop over the squares of row `n - k`, each followed by `level{k-1}`;
+/// and `level`, which runs the one for `k` rows left.
 macro_rules! levels {
-    ($($name:ident $k:literal $inner:ident;)*) => {$(
+    ($($name:ident $k:literal $inner:ident;)*) => {
+        $(
+            #[inline(always)]
+            fn $name<L: Leaves>(
+                c: &Ctx,
+                m: Masks,
+                cols_before: &mut [u32; MAX_N as usize],
+                leaves: &mut L,
+            ) {
+                let row = c.n - $k;
+                if L::READS_COLUMNS {
+                    cols_before[row & 31] = m.cols;
+                }
+                // `allow` lies inside the board, so `!attacks & allow` needs no `& full`.
+                let mut free = !(m.cols | m.diag_up | m.diag_down) & c.allow[row & 31];
+                while free != 0 {
+                    let bit = free & free.wrapping_neg();
+                    free &= free - 1;
+                    let next = m.place(bit);
+                    if row == c.dead_row && next.cols & c.dead_cols != c.dead_cols {
+                        continue;
+                    }
+                    $inner(c, next, cols_before, leaves);
+                }
+            }
+        )*
+
+        /// The search of the last `k` rows (3 to 32).
         #[inline(always)]
-        fn $name<L: Leaves>(
+        fn level<L: Leaves>(
+            k: u32,
             c: &Ctx,
             m: Masks,
             cols_before: &mut [u32; MAX_N as usize],
             leaves: &mut L,
         ) {
-            let row = c.n - $k;
-            if L::READS_COLUMNS {
-                cols_before[row & 31] = m.cols;
-            }
-            // `allow` lies inside the board, so `!attacks & allow` needs no `& full`.
-            let mut free = !(m.cols | m.diag_up | m.diag_down) & c.allow[row & 31];
-            while free != 0 {
-                let bit = free & free.wrapping_neg();
-                free &= free - 1;
-                let next = m.place(bit);
-                if row == c.dead_row && next.cols & c.dead_cols != c.dead_cols {
-                    continue;
-                }
-                $inner(c, next, cols_before, leaves);
+            match k {
+                $($k => $name(c, m, cols_before, leaves),)*
+                _ => unreachable!("3 <= n - first <= 32"),
             }
         }
-    )*};
+    };
 }
 
-levels! {
-    level3 3 level2;
-    level4 4 level3;
-    level5 5 level4;
-    level6 6 level5;
-    level7 7 level6;
-    level8 8 level7;
-    level9 9 level8;
-    level10 10 level9;
-    level11 11 level10;
-    level12 12 level11;
-    level13 13 level12;
-    level14 14 level13;
-    level15 15 level14;
-    level16 16 level15;
-    level17 17 level16;
-    level18 18 level17;
-    level19 19 level18;
-    level20 20 level19;
-    level21 21 level20;
-    level22 22 level21;
-    level23 23 level22;
-    level24 24 level23;
-    level25 25 level24;
-    level26 26 level25;
-    level27 27 level26;
-    level28 28 level27;
-    level29 29 level28;
-    level30 30 level29;
-    level31 31 level30;
-    level32 32 level31;
-}
+row_levels!(levels, level32 32 level31;);
 
 /// The number of nodes (queens placed in rows `first..n`) of the tree [`search`] walks, the
 /// last two rows counted as if searched one queen at a time.

@@ -30,7 +30,7 @@ use super::dfs::{attacked_at, full_mask, Masks, MAX_N};
 use super::lookahead::lookahead;
 use super::method::{Board, Costing, Search, SymmetryNeeded};
 use super::{
-    symmetry, ClassifiedPart, CountedPart, Counts, Runner, SolutionWeight, Unit, MAX_PREFIX,
+    push_units, symmetry, ClassifiedPart, CountedPart, Counts, Runner, SolutionWeight, Unit,
 };
 
 /// The two kinds of canonical solution, named by their first queens.
@@ -107,7 +107,6 @@ fn branches(n: u32) -> impl Iterator<Item = Branch> {
 /// branch's masks, in lexicographic order of the prefix. `n` must be at least 2.
 pub(crate) fn enumerate(n: u32, depth: u32, placed: &[u32; MAX_N as usize]) -> Vec<Unit> {
     debug_assert!(n >= 2);
-    let full = full_mask(n);
     let mut units = Vec::new();
     for branch in branches(n) {
         let rows = branch.rows(n, placed);
@@ -116,25 +115,7 @@ pub(crate) fn enumerate(n: u32, depth: u32, placed: &[u32; MAX_N as usize]) -> V
             Branch::Side { .. } => depth,
         }
         .min(n) as usize;
-        let mut prefix = [0u8; MAX_PREFIX];
-        search::prefixes(
-            full,
-            &rows,
-            depth,
-            0,
-            Masks::EMPTY,
-            &mut prefix,
-            &mut |prefix, masks| {
-                units.push(Unit {
-                    index: units.len() as u32,
-                    prefix,
-                    depth: depth as u8,
-                    masks,
-                    weight: 8,
-                    frame: [0; 4],
-                })
-            },
-        );
+        push_units(&mut units, n, &rows, depth, [0; 4], |_| Some(8));
     }
     units
 }

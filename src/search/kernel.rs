@@ -1,8 +1,10 @@
 //! The choice of search kernel: the code that walks one unit's tree. Every kernel gives the same
 //! counts; they differ in speed and in the processors that can run them.
 
+use super::Searches;
 use crate::error::Error;
 use crate::names::{named_enum, Named};
+use std::cell::Cell;
 use std::str::FromStr;
 use std::sync::OnceLock;
 
@@ -92,24 +94,43 @@ const PORTABLE_FACTOR: f64 = 3.5;
 /// [`Kernel::cpu_time_factor`] of the depth-first search.
 const DFS_FACTOR: f64 = 9.2;
 
-/// A kernel as the searches run it: which kernel, and the fewest rows below a prefix for which
+/// A kernel as the searches run it: which kernel, the fewest rows below a prefix for which
 /// its lanes take over from the depth-first search (smaller trees are searched depth first:
-/// filling the lanes costs more than it gains there). Passed down with every search, so that
-/// an engine can set the threshold of its own runs ([`crate::Engine::with_lane_min_rows`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Runner {
+/// filling the lanes costs more than it gains there), and where the searches it runs are
+/// tallied. Passed down with every search, so that an engine sets the threshold of its own runs
+/// ([`crate::Engine::with_lane_min_rows`]) and gets back where each unit's searches went.
+#[derive(Clone, Copy, Debug)]
+pub struct Runner<'a> {
     /// The kernel.
     pub kernel: Kernel,
     /// The lane threshold, in rows below the prefix ([`super::lanes::MIN_ROWS`] by default).
     pub lane_min_rows: u32,
+    /// Where each search is counted, on the lanes or depth first; `None`: nowhere.
+    pub tally: Option<&'a Cell<Searches>>,
 }
 
-impl From<Kernel> for Runner {
-    /// `kernel` with the default lane threshold.
-    fn from(kernel: Kernel) -> Runner {
+impl Runner<'_> {
+    /// Counts one search in the tally, on the lanes or depth first.
+    pub(crate) fn record(&self, on_lanes: bool) {
+        if let Some(tally) = self.tally {
+            let mut s = tally.get();
+            if on_lanes {
+                s.lanes += 1;
+            } else {
+                s.depth_first += 1;
+            }
+            tally.set(s);
+        }
+    }
+}
+
+impl From<Kernel> for Runner<'_> {
+    /// `kernel` with the default lane threshold, tallying nothing.
+    fn from(kernel: Kernel) -> Self {
         Runner {
             kernel,
             lane_min_rows: super::lanes::MIN_ROWS,
+            tally: None,
         }
     }
 }

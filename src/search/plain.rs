@@ -3,12 +3,12 @@
 //! half the units and weight 2): each unit is the tree below its prefix, counted on the lanes,
 //! or, when unique counts are asked for, walked with every solution classified.
 
-use super::bounded::{self, Rows};
-use super::dfs::{self, full_mask, Masks, MAX_N};
+use super::bounded::Rows;
+use super::dfs::{self, MAX_N};
 use super::lookahead::lookahead;
 use super::method::{Board, Costing, Method, Search, SymmetryNeeded};
 use super::{
-    symmetry, ClassifiedPart, CountedPart, Counts, Runner, SolutionWeight, Unit, MAX_PREFIX,
+    push_units, symmetry, ClassifiedPart, CountedPart, Counts, Runner, SolutionWeight, Unit,
 };
 use std::ops::ControlFlow;
 
@@ -71,27 +71,8 @@ pub(crate) fn units(board: &Board, depth: u32, keep: impl Fn(&[u8]) -> Option<u8
     if depth == 0 {
         return units;
     }
-    let mut prefix = [0u8; MAX_PREFIX];
-    bounded::prefixes(
-        full_mask(board.n),
-        &Rows::allowing(board.rows),
-        depth,
-        0,
-        Masks::EMPTY,
-        &mut prefix,
-        &mut |prefix, masks| {
-            if let Some(weight) = keep(&prefix[..depth]) {
-                units.push(Unit {
-                    index: units.len() as u32,
-                    prefix,
-                    depth: depth as u8,
-                    masks,
-                    weight,
-                    frame: [0; 4],
-                });
-            }
-        },
-    );
+    let rows = Rows::allowing(board.rows);
+    push_units(&mut units, board.n, &rows, depth, [0; 4], keep);
     units
 }
 

@@ -36,6 +36,42 @@ impl Unit {
     }
 }
 
+/// Appends to `units` a unit for each valid placement of the first `depth` rows of an `n`
+/// board under `rows` (1 to [`MAX_PREFIX`] rows, at most N), in lexicographic order of the
+/// prefix, numbered on from the units already there: of the weight `weight` gives its prefix
+/// (`None`: left out) and with `frame`.
+pub(crate) fn push_units(
+    units: &mut Vec<Unit>,
+    n: u32,
+    rows: &Rows,
+    depth: usize,
+    frame: [u8; 4],
+    weight: impl Fn(&[u8]) -> Option<u8>,
+) {
+    let mut prefix = [0u8; MAX_PREFIX];
+    let full = super::dfs::full_mask(n);
+    super::bounded::prefixes(
+        full,
+        rows,
+        depth,
+        0,
+        Masks::EMPTY,
+        &mut prefix,
+        &mut |p, m| {
+            if let Some(weight) = weight(&p[..depth]) {
+                units.push(Unit {
+                    index: units.len() as u32,
+                    prefix: p,
+                    depth: depth as u8,
+                    masks: m,
+                    weight,
+                    frame,
+                });
+            }
+        },
+    );
+}
+
 /// Solution counts of a unit or of a whole job, in `u128`; adding them never wraps (a sum that
 /// would overflow panics rather than give a wrong count).
 ///
@@ -103,7 +139,7 @@ impl CountedPart {
     }
 
     /// This part as an OpenCL sub-problem with rows spec `rows_index`, and that spec.
-    #[cfg_attr(not(feature = "opencl"), allow(dead_code))]
+    #[cfg(feature = "opencl")]
     pub fn sub_problem(&self, rows_index: u32) -> (super::opencl::Sub, super::opencl::RowSpec) {
         let (dead_row, dead_cols) = self.rows.deadline;
         let spec = super::opencl::RowSpec {

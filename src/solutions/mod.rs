@@ -2,7 +2,10 @@
 //! construction, every solution of a job streamed in lexicographic order, the symmetries that
 //! tell distinct solutions apart, and the UVa 750 judge problem ([`uva750`]).
 //!
-//! A solution is its column sequence: the (0-based) column of the queen in row 0, row 1, …
+//! A solution is its column sequence: the column of the queen in the top row, the next row, …
+//! Read 1-based, as people write them (row 1 at the top, column 1 leftmost: what
+//! [`construct`] yields and [`Solution::column`] gives), or 0-based, as programs index them
+//! ([`Solution::zero_based`], [`symmetry`]); each accessor says which in its name or its doc.
 //!
 //! ```
 //! use nqueens::solutions::{construct, for_each_solution};
@@ -10,7 +13,7 @@
 //! use std::ops::ControlFlow;
 //!
 //! // One solution for a large board, row by row, without search.
-//! let cols: Vec<u64> = construct(1_000)?.expect("N = 1000 has solutions").collect();
+//! let cols: Vec<u32> = construct(1_000)?.expect("N = 1000 has solutions").collect();
 //! assert_eq!(cols.len(), 1_000);
 //!
 //! // Every 6-queens solution with a queen at row 1, column 2 (1-based), in lexicographic order.
@@ -41,8 +44,8 @@ pub mod symmetry {
 }
 pub use write::{write_solutions, WriteError, WriteOptions, MAX_PARALLEL_N};
 
-/// The largest board [`construct`] accepts: columns are written as `u32`-sized numbers.
-pub const MAX_CONSTRUCT_N: u64 = u32::MAX as u64;
+/// The largest board [`construct`] accepts: the largest N, as N is a `u32` throughout.
+pub const MAX_CONSTRUCT_N: u32 = u32::MAX;
 
 /// One solution of the `n`-queens problem, produced row by row by a closed formula: time O(1)
 /// per row, no memory beyond this struct.
@@ -57,20 +60,40 @@ pub const MAX_CONSTRUCT_N: u64 = u32::MAX as u64;
 /// usually stated per column; a solution transposed is a solution).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Construction {
-    n: u64,
-    next: u64,
+    n: u32,
+    /// The rows already yielded by the iterator.
+    next: u32,
 }
 
 impl Construction {
     /// The board size.
-    pub fn n(&self) -> u64 {
+    pub fn n(&self) -> u32 {
         self.n
     }
 
-    /// The 1-based column of the queen in the 1-based `row` (1 to N).
-    pub fn column(&self, row: u64) -> u64 {
-        debug_assert!((1..=self.n).contains(&row));
-        let n = self.n;
+    /// The 1-based column of the queen in the 1-based `row`; `None` for a row off the board
+    /// (0 or past N).
+    ///
+    /// ```
+    /// let c = nqueens::solutions::construct(8)?.unwrap();
+    /// assert_eq!((c.column(1), c.column(8)), (Some(2), Some(5)));
+    /// assert_eq!((c.column(0), c.column(9)), (None, None));
+    /// # Ok::<(), nqueens::Error>(())
+    /// ```
+    pub fn column(&self, row: u32) -> Option<u32> {
+        (1..=self.n).contains(&row).then(|| self.column_of(row))
+    }
+
+    /// [`Construction::column`] of a row on the board, 1 to N (the arithmetic is in `u64`:
+    /// `2 * p + 3` passes `u32::MAX` at the largest N).
+    fn column_of(&self, row: u32) -> u32 {
+        let column = self.column_u64(u64::from(row));
+        u32::try_from(column).expect("a column of the board is at most N")
+    }
+
+    /// The column of the list of the type's doc at the 1-based position `row`.
+    fn column_u64(&self, row: u64) -> u64 {
+        let n = u64::from(self.n);
         // The 1-based position in the list of the doc comment, and the number of even entries.
         let p = row;
         let evens = n / 2;
@@ -120,12 +143,12 @@ impl Construction {
 }
 
 impl Iterator for Construction {
-    type Item = u64;
+    type Item = u32;
 
-    fn next(&mut self) -> Option<u64> {
+    fn next(&mut self) -> Option<u32> {
         (self.next < self.n).then(|| {
             self.next += 1;
-            self.column(self.next)
+            self.column_of(self.next)
         })
     }
 
@@ -140,12 +163,12 @@ impl ExactSizeIterator for Construction {}
 /// One solution for an `n`×`n` board, as an iterator of the 1-based columns of rows 1, 2, …:
 /// `Ok(None)` for N = 2 and 3, which have no solution; an error for N = 0 or N above
 /// [`MAX_CONSTRUCT_N`]. Time linear in N, constant memory: no search.
-pub fn construct(n: u64) -> Result<Option<Construction>> {
-    if !(1..=MAX_CONSTRUCT_N).contains(&n) {
+pub fn construct(n: u32) -> Result<Option<Construction>> {
+    if n == 0 {
         return Err(Error::BoardSize {
             n,
             min: 1,
-            max: u32::MAX,
+            max: MAX_CONSTRUCT_N,
         });
     }
     Ok((n != 2 && n != 3).then_some(Construction { n, next: 0 }))
@@ -201,9 +224,11 @@ impl<'a> Solution<'a> {
         self.0.len() as u32
     }
 
-    /// The 1-based column of the queen in the 1-based `row` (1 to N).
-    pub fn column(self, row: u32) -> u32 {
-        u32::from(self.0[row as usize - 1]) + 1
+    /// The 1-based column of the queen in the 1-based `row`; `None` for a row off the board
+    /// (0 or past N).
+    pub fn column(self, row: u32) -> Option<u32> {
+        let index = usize::try_from(row.checked_sub(1)?).ok()?;
+        self.0.get(index).map(|&c| u32::from(c) + 1)
     }
 
     /// The 1-based columns, top row first.
@@ -300,7 +325,7 @@ fn may_hold_canonical(n: u32, prefix: &[u8]) -> bool {
 mod tests {
     use super::*;
 
-    fn valid(cols: &[u64]) -> bool {
+    fn valid(cols: &[u32]) -> bool {
         let n = cols.len();
         let mut col = vec![false; n];
         let mut d1 = vec![false; 2 * n];
@@ -330,8 +355,20 @@ mod tests {
         assert_eq!(construct(2), Ok(None));
         assert_eq!(construct(3), Ok(None));
         assert!(construct(0).is_err());
-        assert!(construct(MAX_CONSTRUCT_N + 1).is_err());
         assert_eq!(construct(10).unwrap().unwrap().len(), 10);
+        // The largest N: the first rows and the last, each row's column on the board.
+        let c = construct(MAX_CONSTRUCT_N).unwrap().unwrap();
+        let n = MAX_CONSTRUCT_N;
+        for row in [1, 2, n / 2, n / 2 + 1, n - 1, n] {
+            assert!((1..=n).contains(&c.column(row).unwrap()), "row {row}");
+        }
+        assert_eq!((c.column(0), c.column(n - 1).is_some()), (None, true));
+        // A row off the board has no column, rather than a wrong one.
+        let c = construct(9).unwrap().unwrap();
+        assert_eq!(
+            (c.column(0), c.column(10), c.column(9)),
+            (None, None, Some(3))
+        );
     }
 
     #[test]
@@ -347,6 +384,9 @@ mod tests {
             }
         });
         assert_eq!(r, Ok(ControlFlow::Break(())));
+        let s = Solution(&seen[0]);
+        assert_eq!((s.column(1), s.column(6)), (Some(2), Some(5)));
+        assert_eq!((s.column(0), s.column(7)), (None, None));
         assert_eq!(
             seen,
             vec![

@@ -1,7 +1,6 @@
 //! What the tests share: the binary under test ([`nq`], [`bin`]), an independent reference (the
 //! textbook array backtracking solver, with no bit tricks and no symmetry, written only for the
 //! tests), and helpers for kernels, slow counts and signals.
-#![allow(dead_code)]
 
 /// The `nqueens` binary of this build, to run as a user would.
 pub fn nq() -> assert_cmd::Command {
@@ -45,38 +44,46 @@ pub fn naive_count(n: usize) -> u128 {
     k
 }
 
-/// A map of the board's squares, (row, col) to (row, col).
-type SquareMap<'a> = dyn Fn((usize, usize)) -> (usize, usize) + 'a;
+/// A map of the squares of a board with largest index `m`: (m, row, col) to (row, col).
+type SquareMap = fn(usize, usize, usize) -> (usize, usize);
+
+/// The 8 images of a solution (its column in each row) under the symmetries of the square, the
+/// solution itself first, each built from the solution's squares by a coordinate map: the
+/// tests' own, apart from the library's `symmetry`.
+pub fn images<T>(s: &[T]) -> Vec<Vec<T>>
+where
+    T: Copy + Into<usize> + TryFrom<usize, Error: std::fmt::Debug>,
+{
+    let n = s.len();
+    let m = n.saturating_sub(1);
+    let maps: [SquareMap; 8] = [
+        |_, r, c| (r, c),
+        |m, r, c| (c, m - r),
+        |m, r, c| (m - r, m - c),
+        |m, r, c| (m - c, r),
+        |m, r, c| (r, m - c),
+        |m, r, c| (m - r, c),
+        |_, r, c| (c, r),
+        |m, r, c| (m - c, m - r),
+    ];
+    maps.iter()
+        .map(|g| {
+            let mut img = s.to_vec();
+            for (r, &c) in s.iter().enumerate() {
+                let (r2, c2) = g(m, r, c.into());
+                img[r2] = T::try_from(c2).unwrap();
+            }
+            img
+        })
+        .collect()
+}
 
 /// The number of classes under the 8 symmetries, by building every image explicitly.
 pub fn naive_unique(n: usize) -> u128 {
-    let mut all = Vec::new();
-    naive_solutions(n, |s| all.push(s.to_vec()));
     let mut classes = std::collections::BTreeSet::new();
-    for s in &all {
-        // Board as a set of (row, col); apply rotations and reflections as coordinate maps.
-        let pts: Vec<(usize, usize)> = s.iter().enumerate().map(|(r, &c)| (r, c)).collect();
-        let m = n - 1;
-        let maps: [&SquareMap<'_>; 8] = [
-            &|(r, c)| (r, c),
-            &|(r, c)| (c, m - r),
-            &|(r, c)| (m - r, m - c),
-            &|(r, c)| (m - c, r),
-            &|(r, c)| (r, m - c),
-            &|(r, c)| (m - r, c),
-            &|(r, c)| (c, r),
-            &|(r, c)| (m - c, m - r),
-        ];
-        let images = maps.iter().map(|g| {
-            let mut v = vec![0; n];
-            for &p in &pts {
-                let (r, c) = g(p);
-                v[r] = c;
-            }
-            v
-        });
-        classes.insert(images.min().unwrap());
-    }
+    naive_solutions(n, |s| {
+        classes.insert(images(s).into_iter().min().unwrap());
+    });
     classes.len() as u128
 }
 
@@ -192,12 +199,8 @@ pub fn assert_searched_on(searches: nqueens::Searches, kernel: nqueens::Kernel, 
     }
 }
 
-/// Says on the real standard error (not captured by the test harness, so every CI log shows
-/// it) that a test, or part of one, did not run, and why.
-pub fn skip(test: &str, why: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
-}
+mod skip;
+pub use skip::skip;
 
 /// Starts the command `args(n)` (a checkpointed count) for each `n` of `sizes` in turn and kills
 /// it with SIGKILL as soon as its checkpoint `ckpt` holds a finished unit; returns the first `n`

@@ -54,7 +54,7 @@ use super::bounded::Rows;
 use super::dfs::{attacked_at, full_mask, unconstrained, Masks, MAX_N};
 use super::method::{Board, Costing, Search, SymmetryNeeded};
 use super::symmetry::{self, Symmetry};
-use super::{lanes, ClassifiedPart, CountedPart, Counts, Kernel, Runner, Unit, MAX_PREFIX};
+use super::{lanes, push_units, ClassifiedPart, CountedPart, Counts, Runner, Unit};
 
 /// The edge queens of a solution: the top queen's column, the bottom queen's column, the left
 /// queen's row, the right queen's row. Stored in a unit as `[top, bottom, left, right]`.
@@ -284,29 +284,11 @@ pub fn prefix_rows(n: u32, depth: u32) -> u32 {
 pub(crate) fn enumerate(n: u32, depth: u32, placed: &[u32; MAX_N as usize]) -> Vec<Unit> {
     debug_assert!(n >= 2);
     let depth = prefix_rows(n, depth) as usize;
-    let full = full_mask(n);
     let mut units = Vec::new();
     for class in frame_classes(n) {
         let rows = class.frame.rows(n, placed);
-        let mut prefix = [0u8; MAX_PREFIX];
-        super::bounded::prefixes(
-            full,
-            &rows,
-            depth,
-            0,
-            Masks::EMPTY,
-            &mut prefix,
-            &mut |prefix, masks| {
-                units.push(Unit {
-                    index: units.len() as u32,
-                    prefix,
-                    depth: depth as u8,
-                    masks,
-                    weight: class.size,
-                    frame: class.frame.to_array(),
-                })
-            },
-        );
+        let frame = class.frame.to_array();
+        push_units(&mut units, n, &rows, depth, frame, |_| Some(class.size));
     }
     units
 }
@@ -460,19 +442,14 @@ impl Costing for Edge {
 /// a search are then the last free row and the bottom queen's, not the last two free rows
 /// (`results/2026-12-01-edge-notes/NOTE.md`).
 pub(crate) fn count(run: Runner, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
-    count_from(run.lane_min_rows, run.kernel, n, first, m, rows)
-}
-
-/// [`count`], on the lanes from `min_rows` searched rows (the tests use every size).
-fn count_from(min_rows: u32, kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
     let Some((c, start)) = search::compress(n, first, m, rows) else {
         return 0;
     };
     let f = c.f as u32;
-    if f >= min_rows.max(3) && lanes::gaps_run_on(kernel) {
-        lanes::count_with_gaps(kernel, c.full, f, start, &c.allow, &c.gap)
+    if f >= run.lane_min_rows.max(3) && lanes::gaps_run_on(run.kernel) {
+        lanes::count_with_gaps(run, c.full, f, start, &c.allow, &c.gap)
     } else {
-        lanes::record(false);
+        run.record(false);
         search::count_compressed(&c, start)
     }
 }

@@ -119,36 +119,7 @@ pub(crate) fn count_compressed(c: &Ctx, m: Masks) -> u64 {
     match c.f {
         0 => total = 1,
         1 | 2 => small(c, 0, m, &mut total),
-        3 => level3(c, m, &mut total),
-        4 => level4(c, m, &mut total),
-        5 => level5(c, m, &mut total),
-        6 => level6(c, m, &mut total),
-        7 => level7(c, m, &mut total),
-        8 => level8(c, m, &mut total),
-        9 => level9(c, m, &mut total),
-        10 => level10(c, m, &mut total),
-        11 => level11(c, m, &mut total),
-        12 => level12(c, m, &mut total),
-        13 => level13(c, m, &mut total),
-        14 => level14(c, m, &mut total),
-        15 => level15(c, m, &mut total),
-        16 => level16(c, m, &mut total),
-        17 => level17(c, m, &mut total),
-        18 => level18(c, m, &mut total),
-        19 => level19(c, m, &mut total),
-        20 => level20(c, m, &mut total),
-        21 => level21(c, m, &mut total),
-        22 => level22(c, m, &mut total),
-        23 => level23(c, m, &mut total),
-        24 => level24(c, m, &mut total),
-        25 => level25(c, m, &mut total),
-        26 => level26(c, m, &mut total),
-        27 => level27(c, m, &mut total),
-        28 => level28(c, m, &mut total),
-        29 => level29(c, m, &mut total),
-        30 => level30(c, m, &mut total),
-        31 => level31(c, m, &mut total),
-        _ => unreachable!("at most 31 rows below the top row"),
+        f => level(f, c, m, &mut total),
     }
     total
 }
@@ -188,56 +159,38 @@ fn level2(c: &Ctx, m: Masks, total: &mut u64) {
     *total += u64::from(xy) + u64::from(yx);
 }
 
-/// Defines `level{k}`: the loop over the squares of the `k`-th free row from the end.
+/// Defines `level{k}`: the loop over the squares of the `k`-th free row from the end; and
+/// `level`, which runs the one for `f` free rows.
 macro_rules! levels {
-    ($($name:ident $k:literal $inner:ident;)*) => {$(
+    ($($name:ident $k:literal $inner:ident;)*) => {
+        $(
+            #[inline(always)]
+            fn $name(c: &Ctx, m: Masks, total: &mut u64) {
+                let i = c.f - $k;
+                let g = c.gap[i & 31];
+                // Allowed squares lie inside the board: no `& full`.
+                let mut free = !(m.cols | m.diag_up | m.diag_down) & c.allow[i & 31];
+                while free != 0 {
+                    let bit = free & free.wrapping_neg();
+                    free &= free - 1;
+                    let next = m.place_gapped(bit, g);
+                    $inner(c, next, total);
+                }
+            }
+        )*
+
+        /// The search of the last `f` free rows (3 to 31).
         #[inline(always)]
-        fn $name(c: &Ctx, m: Masks, total: &mut u64) {
-            let i = c.f - $k;
-            let g = c.gap[i & 31];
-            // Allowed squares lie inside the board: no `& full`.
-            let mut free = !(m.cols | m.diag_up | m.diag_down) & c.allow[i & 31];
-            while free != 0 {
-                let bit = free & free.wrapping_neg();
-                free &= free - 1;
-                let next = m.place_gapped(bit, g);
-                $inner(c, next, total);
+        fn level(f: usize, c: &Ctx, m: Masks, total: &mut u64) {
+            match f {
+                $($k => $name(c, m, total),)*
+                _ => unreachable!("at most 31 rows below the top row"),
             }
         }
-    )*};
+    };
 }
 
-levels! {
-    level3 3 level2;
-    level4 4 level3;
-    level5 5 level4;
-    level6 6 level5;
-    level7 7 level6;
-    level8 8 level7;
-    level9 9 level8;
-    level10 10 level9;
-    level11 11 level10;
-    level12 12 level11;
-    level13 13 level12;
-    level14 14 level13;
-    level15 15 level14;
-    level16 16 level15;
-    level17 17 level16;
-    level18 18 level17;
-    level19 19 level18;
-    level20 20 level19;
-    level21 21 level20;
-    level22 22 level21;
-    level23 23 level22;
-    level24 24 level23;
-    level25 25 level24;
-    level26 26 level25;
-    level27 27 level26;
-    level28 28 level27;
-    level29 29 level28;
-    level30 30 level29;
-    level31 31 level30;
-}
+row_levels!(levels);
 
 /// The number of nodes (queens placed in free rows) of the tree the lane kernels walk: that of
 /// [`count_compressed`] with the rows of [`Checks`] checked below each child ([`alive`]), the

@@ -4,8 +4,9 @@
 use super::*;
 use crate::search::d4::tests::solution_in;
 use crate::search::dfs::{count_constrained, visit};
-use crate::search::lanes::tests::{kernels, on_lanes, small};
-use crate::{Engine, Job, Method};
+use crate::search::lanes::tests::{from_rows, kernels, on_lanes, small};
+use crate::search::MAX_PREFIX;
+use crate::{Engine, Job, Kernel, Method};
 use proptest::prelude::*;
 use std::ops::ControlFlow;
 
@@ -407,7 +408,7 @@ proptest! {
             prop_assert_eq!(search::count(n, first, m, &rows), want);
             for kernel in kernels() {
                 for min_rows in [3, lanes::MIN_ROWS] {
-                    prop_assert_eq!(count_from(min_rows, kernel, n, first, m, &rows), want, "{}", kernel);
+                    prop_assert_eq!(count(from_rows(min_rows, kernel), n, first, m, &rows), want, "{}", kernel);
                 }
             }
         }

@@ -113,7 +113,6 @@ pub(crate) mod tests;
 use super::bounded::{self as search, Rows};
 use super::dfs::{full_mask, Masks, MAX_N};
 use super::{Kernel, Runner};
-use std::cell::Cell;
 use std::ops::{Add, AddAssign, Sub};
 
 /// How many searches went to the lanes of a vector kernel and how many ran depth first (on
@@ -153,31 +152,6 @@ impl Sub for Searches {
     }
 }
 
-thread_local! {
-    /// The searches this thread has run ([`searches`]).
-    static SEARCHES: Cell<Searches> = const {
-        Cell::new(Searches { lanes: 0, depth_first: 0 })
-    };
-}
-
-/// The searches this thread has run so far; the engine takes the difference around each unit.
-pub fn searches() -> Searches {
-    SEARCHES.with(Cell::get)
-}
-
-/// Records one search, on the lanes or depth first.
-pub(crate) fn record(on_lanes: bool) {
-    SEARCHES.with(|c| {
-        let mut s = c.get();
-        if on_lanes {
-            s.lanes += 1;
-        } else {
-            s.depth_first += 1;
-        }
-        c.set(s);
-    });
-}
-
 /// Calls the function `f` of the file of `kernel`'s instruction set, which must be a lane kernel
 /// this processor can run ([`worth_lanes`]).
 macro_rules! on_lanes {
@@ -207,19 +181,15 @@ macro_rules! on_lanes {
 /// `run`'s kernel, or the depth-first search if this processor cannot run it or the tree is
 /// small (fewer rows than its lane threshold).
 pub fn count(run: Runner, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
-    count_from(run.lane_min_rows, run.kernel, n, first, m, rows)
-}
-
-/// [`count`], on the lanes from `min_rows` rows below the prefix (the tests use every size).
-fn count_from(min_rows: u32, kernel: Kernel, n: u32, first: u32, m: Masks, rows: &Rows) -> u64 {
     assert!(n <= MAX_N && first + 3 <= n);
-    if worth_lanes(kernel, n - first, min_rows) {
-        record(true);
+    let kernel = run.kernel;
+    let lanes = worth_lanes(kernel, n - first, run.lane_min_rows);
+    run.record(lanes);
+    if lanes {
         let mut count = CountSink(0);
         on_lanes!(kernel, count(n, first, m, rows, &mut count));
         return count.0;
     }
-    record(false);
     let mut c = search::LeafCount(0);
     search::search(n, first, m, rows, &[0; MAX_N as usize], &mut c);
     c.0
@@ -233,19 +203,6 @@ fn count_from(min_rows: u32, kernel: Kernel, n: u32, first: u32, m: Masks, rows:
 /// Each open node carries the columns of its queens (five bits a row), so this costs more per
 /// node than [`count`]; it serves searches whose every solution must be looked at.
 pub fn visit<F: FnMut(&[u8])>(run: Runner, n: u32, first: u32, m: Masks, rows: &Rows, f: F) {
-    visit_from(run.lane_min_rows, run.kernel, n, first, m, rows, f);
-}
-
-/// [`visit`], on the lanes from `min_rows` rows below the prefix.
-fn visit_from<F: FnMut(&[u8])>(
-    min_rows: u32,
-    kernel: Kernel,
-    n: u32,
-    first: u32,
-    m: Masks,
-    rows: &Rows,
-    f: F,
-) {
     assert!(n <= MAX_N && first + 3 <= n);
     let mut sink = Visit {
         f,
@@ -253,12 +210,13 @@ fn visit_from<F: FnMut(&[u8])>(
         n: n as usize,
         tail: [0; MAX_N as usize],
     };
-    if worth_lanes(kernel, n - first, min_rows) {
-        record(true);
+    let kernel = run.kernel;
+    let lanes = worth_lanes(kernel, n - first, run.lane_min_rows);
+    run.record(lanes);
+    if lanes {
         on_lanes!(kernel, visit(n, first, m, rows, &mut sink));
         return;
     }
-    record(false);
     search::search(n, first, m, rows, &[0; MAX_N as usize], &mut sink);
 }
 
@@ -289,15 +247,16 @@ pub(super) struct RowGaps<'a> {
 /// Only where [`gaps_run_on`] says so; the caller decides whether the tree is large enough
 /// for the lanes (its [`Runner::lane_min_rows`]).
 pub fn count_with_gaps(
-    kernel: Kernel,
+    run: Runner,
     cols_full: u32,
     rows_n: u32,
     m: Masks,
     allow: &[u32; MAX_N as usize],
     gap: &[u32; MAX_N as usize],
 ) -> u64 {
+    let kernel = run.kernel;
     assert!(gaps_run_on(kernel) && rows_n >= 3);
-    record(true);
+    run.record(true);
     let rows = Rows::allowing(*allow);
     let gapped = RowGaps { cols_full, gap };
     let mut count = CountSink(0);

@@ -1,4 +1,6 @@
-//! Counting batches of sub-problems on one OpenCL device.
+//! Counting batches of sub-problems on one OpenCL device: the device opened, its buffers kept
+//! from call to call, each batch cut into launches ([`super::launch`]) with the settings of
+//! [`super::tuning`] of the kernels of [`super::program`].
 
 use std::ptr;
 use std::time::{Duration, Instant};
@@ -6,58 +8,18 @@ use std::time::{Duration, Instant};
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context as ClContext;
 use opencl3::device::Device;
-use opencl3::kernel::Kernel;
-use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, CL_MEM_WRITE_ONLY};
-use opencl3::program::Program;
+use opencl3::memory::{Buffer, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, CL_MEM_WRITE_ONLY};
 use opencl3::types::{cl_device_id, CL_BLOCKING, CL_NON_BLOCKING};
 
-use super::device::{enumerate, major_version, DeviceInfo, DeviceKind};
+use super::device::{enumerate, major_version, DeviceInfo};
 use super::error::{Context, OpenClError};
+use super::launch::{self, Launch};
+use super::program::Kernels;
 use super::spec::{full_mask, RowSpec, Sub, MAX_N};
+use super::tuning::{Schedule, StackMemory, Tuning};
 
-/// The OpenCL C source of the kernels.
-const SOURCE: &str = include_str!("count.cl");
-
-/// The most sub-problems one kernel launch takes; bigger batches are split. Bounds the device
-/// buffers (20 + 8 bytes a sub-problem) and keeps the kernels' `uint` indices far from overflow.
-const MAX_CHUNK: usize = 1 << 24;
-
-/// Bytes of local memory per work-item and stack level: one `uint4`.
-const STACK_ENTRY_BYTES: usize = 16;
-
-/// How work-items take their sub-problems.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Schedule {
-    /// One work-item per sub-problem (`count_each`): a work-item that finishes early idles until
-    /// its SIMD group is done.
-    OnePerItem,
-    /// A fixed number of work-items that take sub-problems from an atomic counter until none is
-    /// left (`count_persistent`): keeps every lane busy when sub-problem sizes vary.
-    Persistent,
-}
-
-/// Where each work-item keeps its search stack (at most 30 entries of 16 bytes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum StackMemory {
-    /// In local (work-group shared) memory, laid out `[level][work-item]`: on-chip on GPUs,
-    /// where private arrays indexed at run time would go to off-chip memory. Bounds the
-    /// work-group size by the device's local memory.
-    Local,
-    /// In a private array of each work-item: better on CPU devices (PoCL), where local memory
-    /// is ordinary memory.
-    Private,
-}
-
-impl StackMemory {
-    /// The better placement for a kind of device: private on CPUs, local elsewhere.
-    pub fn for_kind(kind: DeviceKind) -> StackMemory {
-        if kind == DeviceKind::Cpu {
-            StackMemory::Private
-        } else {
-            StackMemory::Local
-        }
-    }
-}
+/// The most sub-problems one classifying launch takes (its buffers are made for each call).
+const MAX_CLASSIFY_CHUNK: usize = 1 << 20;
 
 /// Device buffers, kept across calls and grown when a batch needs more.
 struct Buffers {
@@ -72,24 +34,16 @@ struct Buffers {
 /// launch per chunk of at most 2^24, and reads back one count each. The device buffers are
 /// reused from call to call.
 pub struct Counter {
-    // Fields drop in order: kernels and buffers before the program, queue and context.
-    kernel_each: Kernel,
-    kernel_persistent: Kernel,
-    kernel_classify: Kernel,
+    // Fields drop in order: kernels and buffers before the queue and the context.
+    kernels: Kernels,
     buffers: Option<Buffers>,
     table: Option<(Buffer<RowSpec>, usize)>,
+    /// The counter the persistent kernels take sub-problems from.
     next: Buffer<u32>,
     queue: CommandQueue,
-    _program: Program,
     context: ClContext,
     device: DeviceInfo,
-    kernel_max_work_group: usize,
-    max_chunk: usize,
-    max_launch_limit: usize,
-    work_group_size: usize,
-    groups_per_unit: usize,
-    schedule: Schedule,
-    stack: StackMemory,
+    tuning: Tuning,
     build_time: Duration,
 }
 
@@ -134,59 +88,24 @@ impl Counter {
                 CommandQueue::create(&context, id, 0).call("clCreateCommandQueue")?
             }
         };
-
         let started = Instant::now();
-        let (program, [kernel_each, kernel_persistent, kernel_classify]) =
-            build(&context, &device, id, stack)?;
+        let kernels = Kernels::build(&context, &device, id, stack)?;
         let build_time = started.elapsed();
-
-        let kernel_max_work_group = kernel_each
-            .get_work_group_size(id)
-            .call("clGetKernelWorkGroupInfo")?
-            .min(
-                kernel_persistent
-                    .get_work_group_size(id)
-                    .call("clGetKernelWorkGroupInfo")?,
-            )
-            .min(
-                kernel_classify
-                    .get_work_group_size(id)
-                    .call("clGetKernelWorkGroupInfo")?,
-            )
-            .max(1);
+        let tuning = Tuning::for_device(&device, stack, kernels.max_work_group(id)?);
         // SAFETY: a plain device allocation, no host pointer.
         let next = unsafe {
             Buffer::<u32>::create(&context, CL_MEM_READ_WRITE, 1, ptr::null_mut())
                 .call("clCreateBuffer")?
         };
-        let per_sub = std::mem::size_of::<Sub>().max(std::mem::size_of::<u64>());
-        let max_alloc = usize::try_from(device.max_alloc_bytes).unwrap_or(usize::MAX);
-        let max_chunk = (max_alloc / per_sub).clamp(1, MAX_CHUNK);
-        // Work-groups resident per compute unit on a GPU (more are harmless for the
-        // persistent kernel: they find the counter exhausted). A CPU needs few.
-        let groups_per_unit = if device.kind == DeviceKind::Gpu {
-            16
-        } else {
-            4
-        };
         Ok(Counter {
-            kernel_each,
-            kernel_persistent,
-            kernel_classify,
+            kernels,
             buffers: None,
             table: None,
             next,
             queue,
-            _program: program,
             context,
             device,
-            kernel_max_work_group,
-            max_chunk,
-            max_launch_limit: max_chunk,
-            work_group_size: 128,
-            groups_per_unit,
-            schedule: Schedule::Persistent,
-            stack,
+            tuning,
             build_time,
         })
     }
@@ -202,26 +121,30 @@ impl Counter {
     }
 
     /// Where the kernels keep their stacks.
+    #[cfg(test)]
     pub fn stack_memory(&self) -> StackMemory {
-        self.stack
+        self.tuning.stack
     }
 
     /// Sets how work-items take their sub-problems.
+    #[cfg(test)]
     pub fn set_schedule(&mut self, schedule: Schedule) {
-        self.schedule = schedule;
+        self.tuning.schedule = schedule;
     }
 
     /// Sets the preferred work-group size (128 unless set). A launch uses the largest power of
     /// two at most this size that the kernel and the local memory (the stacks) allow.
+    #[cfg(test)]
     pub fn set_work_group_size(&mut self, size: usize) {
-        self.work_group_size = size.max(1);
+        self.tuning.work_group_size = size.max(1);
     }
 
     /// Sets the most sub-problems one kernel launch takes (at most 2^24, the default, or what
     /// the device's largest buffer holds); bigger batches are counted in several launches. A
     /// smaller value bounds the run time of one launch, for devices with a watchdog.
+    #[cfg(test)]
     pub fn set_max_launch(&mut self, subs: usize) {
-        self.max_chunk = subs.clamp(1, self.max_launch_limit);
+        self.tuning.max_chunk = subs.clamp(1, Tuning::launch_limit(&self.device));
     }
 
     /// Counts, for each sub-problem of `subs`, the completions of its rows `first..n` on an
@@ -242,12 +165,10 @@ impl Counter {
         if subs.is_empty() {
             return Ok(counts);
         }
-        let work_group = self.work_group(levels)?;
+        let work_group = self.tuning.work_group(levels)?;
         self.upload_table(n, rows_table)?;
-        for (chunk, out) in subs
-            .chunks(self.max_chunk)
-            .zip(counts.chunks_mut(self.max_chunk))
-        {
+        let max = self.tuning.max_chunk;
+        for (chunk, out) in subs.chunks(max).zip(counts.chunks_mut(max)) {
             if let Err(e) = self.count_chunk(n, chunk, out, levels, work_group) {
                 // The queue may still read `chunk`: wait before giving it back to the caller.
                 let _ = self.queue.finish();
@@ -273,30 +194,14 @@ impl Counter {
         prefixes: &[[u8; 32]],
     ) -> Result<Vec<[u64; 3]>, OpenClError> {
         let levels = validate(n, rows_table, subs)?;
-        if prefixes.len() != subs.len() {
-            return Err(OpenClError::InvalidInput(format!(
-                "{} prefixes for {} sub-problems",
-                prefixes.len(),
-                subs.len()
-            )));
-        }
-        for (i, (sub, prefix)) in subs.iter().zip(prefixes).enumerate() {
-            if let Some(c) = prefix[..sub.first as usize]
-                .iter()
-                .find(|&&c| u32::from(c) >= n)
-            {
-                return Err(OpenClError::InvalidInput(format!(
-                    "sub-problem {i} has a queen in column {c} of an {n}-column board"
-                )));
-            }
-        }
+        validate_prefixes(n, subs, prefixes)?;
         let mut out = vec![[0u64; 3]; subs.len()];
         if subs.is_empty() {
             return Ok(out);
         }
-        let work_group = self.work_group(levels)?;
+        let work_group = self.tuning.work_group(levels)?;
         self.upload_table(n, rows_table)?;
-        let chunk = self.max_chunk.min(1 << 20);
+        let chunk = self.tuning.max_chunk.min(MAX_CLASSIFY_CHUNK);
         for ((subs, prefixes), out) in subs
             .chunks(chunk)
             .zip(prefixes.chunks(chunk))
@@ -308,6 +213,49 @@ impl Counter {
             }
         }
         Ok(out)
+    }
+
+    /// Counts one chunk (at most `max_chunk` sub-problems) into `out`.
+    fn count_chunk(
+        &mut self,
+        n: u32,
+        chunk: &[Sub],
+        out: &mut [u64],
+        levels: usize,
+        work_group: usize,
+    ) -> Result<(), OpenClError> {
+        self.reserve(chunk.len())?;
+        let persistent = self.tuning.schedule == Schedule::Persistent;
+        let (kernel, next) = if persistent {
+            (&self.kernels.persistent, Some(&mut self.next))
+        } else {
+            (&self.kernels.each, None)
+        };
+        let buffers = self.buffers.as_mut().expect("reserved above");
+        // SAFETY: the buffer holds at least `chunk.len()` elements. The write is non-blocking:
+        // the blocking read at the end of the launch (or `finish` on error, in `count`) waits
+        // for it on this in-order queue before `chunk` can be released.
+        unsafe {
+            self.queue
+                .enqueue_write_buffer(&mut buffers.subs, CL_NON_BLOCKING, 0, chunk, &[])
+                .call("clEnqueueWriteBuffer")?;
+        }
+        let launch = Launch {
+            n,
+            subs: &buffers.subs,
+            count: u32::try_from(chunk.len()).expect("chunks are at most 2^24"),
+            table: &self.table.as_ref().expect("uploaded before").0,
+            prefixes: None,
+            out: &buffers.out,
+            stack_bytes: self.tuning.stack_bytes(levels, work_group),
+            next,
+            global: self.tuning.global_size(chunk.len(), work_group, persistent),
+            work_group,
+        };
+        // SAFETY: the buffers hold at least `count` elements, and `count_each` and
+        // `count_persistent` take the arguments of a launch without prefixes (the persistent
+        // one with the counter).
+        unsafe { launch::run(&self.queue, kernel, launch, out) }
     }
 
     /// Classifies one chunk into `out`, with buffers of its own (classification is the rarer
@@ -322,13 +270,12 @@ impl Counter {
         work_group: usize,
     ) -> Result<(), OpenClError> {
         let len = subs.len();
-        let count = u32::try_from(len).expect("chunks are at most 2^20");
         let flat: Vec<u8> = prefixes.iter().flatten().copied().collect();
         let mut results = vec![0u64; 3 * len];
         // SAFETY: plain device allocations of the sizes written and read below, no host
-        // pointer. The kernel reads `count` subs and 32 * `count` prefix bytes and writes
-        // 3 * `count` ulongs; the argument types match `classify_persistent` (uint, sub_t*,
-        // uint, rows_t*, uchar*, ulong*, __local uint4*, volatile uint*). Writes are blocking.
+        // pointer; the writes are blocking. `classify_persistent` takes the arguments of a
+        // launch with prefixes and the counter, reads `len` subs and 32 * `len` prefix bytes and
+        // writes 3 * `len` ulongs.
         unsafe {
             let mut sub_buf =
                 Buffer::<Sub>::create(&self.context, CL_MEM_READ_ONLY, len, ptr::null_mut())
@@ -345,63 +292,24 @@ impl Counter {
             self.queue
                 .enqueue_write_buffer(&mut prefix_buf, CL_BLOCKING, 0, &flat, &[])
                 .call("clEnqueueWriteBuffer")?;
-            self.queue
-                .enqueue_fill_buffer(&mut self.next, &[0u32], 0, 4, &[])
-                .call("clEnqueueFillBuffer")?;
-            let table = &self.table.as_ref().expect("uploaded before").0;
-            let kernel = &self.kernel_classify;
-            kernel.set_arg(0, &n).call("clSetKernelArg")?;
-            kernel.set_arg(1, &sub_buf.get()).call("clSetKernelArg")?;
-            kernel.set_arg(2, &count).call("clSetKernelArg")?;
-            kernel.set_arg(3, &table.get()).call("clSetKernelArg")?;
-            kernel
-                .set_arg(4, &prefix_buf.get())
-                .call("clSetKernelArg")?;
-            kernel.set_arg(5, &out_buf.get()).call("clSetKernelArg")?;
-            kernel
-                .set_arg_local_buffer(6, self.stack_bytes(levels, work_group))
-                .call("clSetKernelArg")?;
-            kernel.set_arg(7, &self.next.get()).call("clSetKernelArg")?;
-            let resident =
-                self.device.compute_units.max(1) as usize * self.groups_per_unit * work_group;
-            let global = len.next_multiple_of(work_group).min(resident);
-            self.queue
-                .enqueue_nd_range_kernel(kernel.get(), 1, ptr::null(), &global, &work_group, &[])
-                .call("clEnqueueNDRangeKernel")?;
-            self.queue
-                .enqueue_read_buffer(&out_buf, CL_BLOCKING, 0, &mut results, &[])
-                .call("clEnqueueReadBuffer")?;
+            let launch = Launch {
+                n,
+                subs: &sub_buf,
+                count: u32::try_from(len).expect("chunks are at most 2^20"),
+                table: &self.table.as_ref().expect("uploaded before").0,
+                prefixes: Some(&prefix_buf),
+                out: &out_buf,
+                stack_bytes: self.tuning.stack_bytes(levels, work_group),
+                next: Some(&mut self.next),
+                global: self.tuning.global_size(len, work_group, true),
+                work_group,
+            };
+            launch::run(&self.queue, &self.kernels.classify, launch, &mut results)?;
         }
         for (o, r) in out.iter_mut().zip(results.chunks_exact(3)) {
             *o = [r[0], r[1], r[2]];
         }
         Ok(())
-    }
-
-    /// The work-group size for stacks of `levels` entries.
-    fn work_group(&self, levels: usize) -> Result<usize, OpenClError> {
-        let local = usize::try_from(self.device.local_mem_bytes).unwrap_or(usize::MAX);
-        let fit = local / self.stack_bytes(levels, 1);
-        let size = self
-            .work_group_size
-            .min(self.kernel_max_work_group)
-            .min(self.device.max_work_group_size)
-            .min(fit);
-        if size == 0 {
-            return Err(OpenClError::InvalidInput(format!(
-                "a stack of {levels} levels does not fit in {local} bytes of local memory"
-            )));
-        }
-        // The largest power of two at most `size`.
-        Ok(1 << size.ilog2())
-    }
-
-    /// The local memory the stacks of a work-group take (a token 16 bytes for private stacks).
-    fn stack_bytes(&self, levels: usize, work_group: usize) -> usize {
-        match self.stack {
-            StackMemory::Local => levels * work_group * STACK_ENTRY_BYTES,
-            StackMemory::Private => STACK_ENTRY_BYTES,
-        }
     }
 
     /// Uploads `rows_table`, its masks cut down to the board.
@@ -449,7 +357,7 @@ impl Counter {
         }
         self.buffers = None; // free the old buffers first
                              // Round up so that slowly growing batches do not reallocate each time.
-        let capacity = len.next_power_of_two().min(self.max_chunk).max(len);
+        let capacity = len.next_power_of_two().min(self.tuning.max_chunk).max(len);
         // SAFETY: plain device allocations, no host pointer.
         let (subs, out) = unsafe {
             (
@@ -464,70 +372,6 @@ impl Counter {
             out,
             capacity,
         });
-        Ok(())
-    }
-
-    /// Counts one chunk (at most `max_chunk` sub-problems) into `out`.
-    fn count_chunk(
-        &mut self,
-        n: u32,
-        chunk: &[Sub],
-        out: &mut [u64],
-        levels: usize,
-        work_group: usize,
-    ) -> Result<(), OpenClError> {
-        self.reserve(chunk.len())?;
-        let count = u32::try_from(chunk.len()).expect("chunks are at most 2^24");
-        let stack_bytes = self.stack_bytes(levels, work_group);
-        let buffers = self.buffers.as_mut().expect("reserved above");
-        let table = &self.table.as_ref().expect("uploaded before").0;
-        let (kernel, global) = match self.schedule {
-            Schedule::OnePerItem => (&self.kernel_each, chunk.len().next_multiple_of(work_group)),
-            Schedule::Persistent => {
-                let resident =
-                    self.device.compute_units.max(1) as usize * self.groups_per_unit * work_group;
-                (
-                    &self.kernel_persistent,
-                    chunk.len().next_multiple_of(work_group).min(resident),
-                )
-            }
-        };
-        // SAFETY: the buffers hold at least `count` elements and the kernel reads and writes
-        // only indices below `count`; the argument types match the kernel's signature
-        // (uint, __global sub_t*, uint, __global rows_t*, __global ulong*, __local uint4*,
-        // volatile __global uint*), `Sub` and `RowSpec` being #[repr(C)] copies of `sub_t` and
-        // `rows_t`. The write of `chunk` is non-blocking: the blocking read at the end (or
-        // `finish` on error, in `count`) waits for it on this in-order queue before `chunk`
-        // can be released. The fill pattern is copied by OpenCL when enqueued.
-        unsafe {
-            self.queue
-                .enqueue_write_buffer(&mut buffers.subs, CL_NON_BLOCKING, 0, chunk, &[])
-                .call("clEnqueueWriteBuffer")?;
-            kernel.set_arg(0, &n).call("clSetKernelArg")?;
-            kernel
-                .set_arg(1, &buffers.subs.get())
-                .call("clSetKernelArg")?;
-            kernel.set_arg(2, &count).call("clSetKernelArg")?;
-            kernel.set_arg(3, &table.get()).call("clSetKernelArg")?;
-            kernel
-                .set_arg(4, &buffers.out.get())
-                .call("clSetKernelArg")?;
-            kernel
-                .set_arg_local_buffer(5, stack_bytes)
-                .call("clSetKernelArg")?;
-            if self.schedule == Schedule::Persistent {
-                self.queue
-                    .enqueue_fill_buffer(&mut self.next, &[0u32], 0, 4, &[])
-                    .call("clEnqueueFillBuffer")?;
-                kernel.set_arg(6, &self.next.get()).call("clSetKernelArg")?;
-            }
-            self.queue
-                .enqueue_nd_range_kernel(kernel.get(), 1, ptr::null(), &global, &work_group, &[])
-                .call("clEnqueueNDRangeKernel")?;
-            self.queue
-                .enqueue_read_buffer(&buffers.out, CL_BLOCKING, 0, out, &[])
-                .call("clEnqueueReadBuffer")?;
-        }
         Ok(())
     }
 }
@@ -560,38 +404,27 @@ fn validate(n: u32, rows_table: &[RowSpec], subs: &[Sub]) -> Result<usize, OpenC
     Ok(((n - min_first) as usize).saturating_sub(2).max(1))
 }
 
-/// The program of the counting kernels built for the device `id` of `context` (its stack in
-/// local or private memory), and its three kernels: `count_each`, `count_persistent`,
-/// `classify_persistent`. A build that fails gives the compiler's log.
-fn build(
-    context: &ClContext,
-    device: &DeviceInfo,
-    id: cl_device_id,
-    stack: StackMemory,
-) -> Result<(Program, [Kernel; 3]), OpenClError> {
-    let mut program =
-        Program::create_from_source(context, SOURCE).call("clCreateProgramWithSource")?;
-    let options = match stack {
-        StackMemory::Local => "",
-        StackMemory::Private => "-D NQ_PRIVATE_STACK",
-    };
-    if let Err(e) = program.build(&[id], options) {
-        let log = program
-            .get_build_log(id)
-            .unwrap_or_else(|l| format!("(no build log: {l})"));
-        return Err(OpenClError::Build {
-            device: device.name.clone(),
-            code: e.0,
-            log,
-        });
+/// Checks the prefixes of [`Counter::classify`]: one per sub-problem, every column of the rows
+/// above it on the board.
+fn validate_prefixes(n: u32, subs: &[Sub], prefixes: &[[u8; 32]]) -> Result<(), OpenClError> {
+    if prefixes.len() != subs.len() {
+        return Err(OpenClError::InvalidInput(format!(
+            "{} prefixes for {} sub-problems",
+            prefixes.len(),
+            subs.len()
+        )));
     }
-    let kernel = |name| Kernel::create(&program, name).call("clCreateKernel");
-    let kernels = [
-        kernel("count_each")?,
-        kernel("count_persistent")?,
-        kernel("classify_persistent")?,
-    ];
-    Ok((program, kernels))
+    for (i, (sub, prefix)) in subs.iter().zip(prefixes).enumerate() {
+        if let Some(c) = prefix[..sub.first as usize]
+            .iter()
+            .find(|&&c| u32::from(c) >= n)
+        {
+            return Err(OpenClError::InvalidInput(format!(
+                "sub-problem {i} has a queen in column {c} of an {n}-column board"
+            )));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

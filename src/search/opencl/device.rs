@@ -174,6 +174,7 @@ fn describe(index: usize, platform: &str, id: cl_device_id) -> Result<DeviceInfo
 }
 
 /// The major OpenCL version of a version string such as "OpenCL 3.0 CUDA" (1 if unreadable).
+#[cfg(feature = "opencl")]
 pub(crate) fn major_version(version: &str) -> u32 {
     version
         .strip_prefix("OpenCL ")

@@ -63,8 +63,9 @@ pub enum OpenClError {
     /// Arguments that the kernel cannot take (bad board size, sub-problem or rows index).
     #[error("invalid input: {0}")]
     InvalidInput(String),
-    /// A failure asked for with `NQUEENS_OPENCL_FAIL_AFTER`, to check how failures are handled.
-    #[error("failure injected by NQUEENS_OPENCL_FAIL_AFTER={0}")]
+    /// A failure asked for, after this many batches, to check how failures are handled
+    /// (`Engine::fail_devices_after`).
+    #[error("failure injected on purpose after {0} batches")]
     Injected(usize),
 }
 

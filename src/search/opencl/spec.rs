@@ -34,11 +34,13 @@ pub struct RowSpec {
 
 impl RowSpec {
     /// Every row may use every square of an `n`-column board; no deadline.
+    #[cfg(test)]
     pub const fn unconstrained(n: u32) -> RowSpec {
         RowSpec::allowing([full_mask(n); MAX_N as usize])
     }
 
     /// Rows that may use the squares of `allow`, with no deadline.
+    #[cfg(test)]
     pub const fn allowing(allow: [u32; MAX_N as usize]) -> RowSpec {
         RowSpec {
             allow,
@@ -84,6 +86,7 @@ pub struct Sub {
 
 impl Sub {
     /// The empty board, from row 0, with rows spec `rows`.
+    #[cfg(test)]
     pub const fn root(rows: u32) -> Sub {
         Sub {
             cols: 0,
@@ -134,6 +137,7 @@ pub fn expand_into(n: u32, rows: &RowSpec, root: Sub, extra_rows: u32, out: &mut
 }
 
 /// [`expand_into`] into a new vector.
+#[cfg(test)]
 pub fn expand(n: u32, rows: &RowSpec, root: Sub, extra_rows: u32) -> Vec<Sub> {
     let mut out = Vec::new();
     expand_into(n, rows, root, extra_rows, &mut out);

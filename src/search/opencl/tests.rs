@@ -6,10 +6,11 @@
 
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-use super::{
-    devices, expand, full_mask, Counter, OpenClError, RowSpec, Schedule, StackMemory, Sub,
-    NO_DEADLINE,
-};
+use crate::skip::skip;
+
+use super::spec::{expand, full_mask};
+use super::tuning::{Schedule, StackMemory};
+use super::{devices, Counter, OpenClError, RowSpec, Sub, NO_DEADLINE};
 
 /// Known totals, N = 1..=14 (OEIS A000170).
 const TOTALS: [u64; 14] = [
@@ -19,13 +20,6 @@ const TOTALS: [u64; 14] = [
 /// The counters shared by the tests (built once; the tests take turns): one with the device's
 /// choice of stack memory and one with the other placement, so that both kernels are tested
 /// on any device. Empty if there is no OpenCL device and that is allowed.
-/// Says on the real standard error (which the test harness does not capture, so every log shows
-/// it) what did not run, and why.
-fn skip(what: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "SKIPPED {what}");
-}
-
 fn counters() -> Vec<MutexGuard<'static, Counter>> {
     static COUNTERS: OnceLock<Vec<Mutex<Counter>>> = OnceLock::new();
     let counters = COUNTERS.get_or_init(|| {
@@ -35,10 +29,10 @@ fn counters() -> Vec<MutexGuard<'static, Counter>> {
         let first = match Counter::new(index) {
             Ok(c) => c,
             Err(e) if e.is_unavailable() && !required() => {
-                skip(&format!(
-                    "every OpenCL counter test: no OpenCL device ({e}); set \
-                     NQUEENS_REQUIRE_OPENCL=1 to fail"
-                ));
+                skip(
+                    "every OpenCL counter test",
+                    &format!("no OpenCL device ({e}); set NQUEENS_REQUIRE_OPENCL=1 to fail"),
+                );
                 return Vec::new();
             }
             Err(e) => panic!("no OpenCL counter: {e}"),
@@ -57,7 +51,9 @@ fn counters() -> Vec<MutexGuard<'static, Counter>> {
         .collect()
 }
 
-fn required() -> bool {
+/// Whether a missing OpenCL device fails the tests (`NQUEENS_REQUIRE_OPENCL=1`, as in CI)
+/// rather than skipping them.
+pub(crate) fn required() -> bool {
     std::env::var("NQUEENS_REQUIRE_OPENCL").is_ok_and(|v| v == "1")
 }
 
@@ -473,7 +469,7 @@ fn device_list() {
         }
         Err(e) => {
             assert!(e.is_unavailable() && !required(), "{e}");
-            skip(&format!("the device list: {e}"));
+            skip("device_list", &e.to_string());
         }
     }
 }

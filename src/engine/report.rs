@@ -1,0 +1,102 @@
+//! What a run and a count return: the sums, and how they were made.
+
+use crate::error::Error;
+use crate::search::opencl::DeviceInfo;
+use crate::search::{Counts, Kernel, Method, Searches};
+use std::time::Duration;
+
+/// When and where a unit ran: for load-balance reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnitTiming {
+    /// The worker that ran it, `0..threads`.
+    pub worker: usize,
+    /// When it started, from the start of the run.
+    pub started: Duration,
+    /// How long it took.
+    pub elapsed: Duration,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// The sum over the units finished in this run.
+    pub counts: Counts,
+    /// How many units finished in this run.
+    pub units_done: usize,
+    /// Whether the run stopped before all its units were done.
+    pub interrupted: bool,
+    /// Wall time of the run.
+    pub elapsed: Duration,
+    /// What each OpenCL device did, in the order of [`crate::Engine::devices`].
+    pub devices: Vec<DeviceRun>,
+    /// The searches the CPU workers ran for the units finished, on the lanes or depth first.
+    pub searches: Searches,
+}
+
+/// What one OpenCL device did in a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceRun {
+    /// The device.
+    pub device: DeviceInfo,
+    /// Units it took from the queue: it counted and classified their parts; the CPU workers
+    /// did what it cannot (units that leave fewer than three rows, edge's symmetric frames).
+    pub units: usize,
+    /// How long building its kernels took, when the engine opened it.
+    pub build_time: Duration,
+    /// Why it stopped early, if it failed. Beside the CPU workers, the CPU counted its units
+    /// instead; alone ([`crate::Devices::Only`]) the run stopped there ([`Outcome::interrupted`]).
+    pub error: Option<String>,
+}
+
+/// The result of a whole count: the counts, and how they were made (method, split depth,
+/// units, threads, kernel, devices, where the searches ran, the wall time).
+///
+/// ```
+/// let job = nqueens::Job::new(9)?.with_unique(true);
+/// let report = nqueens::count(&job, 2)?;
+/// assert_eq!((report.counts.total, report.counts.unique), (352, 46));
+/// assert_eq!((report.n, report.method, report.threads), (9, nqueens::Method::Edge, 2));
+/// assert!(report.units > 0 && report.devices.is_empty());
+/// # Ok::<(), nqueens::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// Board size.
+    pub n: u32,
+    /// The counts.
+    pub counts: Counts,
+    /// The method used.
+    pub method: Method,
+    /// The split depth.
+    pub split_depth: u32,
+    /// Number of work units.
+    pub units: usize,
+    /// Worker threads.
+    pub threads: usize,
+    /// The kernel the workers searched with.
+    pub kernel: Kernel,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// What each OpenCL device did (empty when the count ran on the CPU only).
+    pub devices: Vec<DeviceRun>,
+    /// Where the CPU workers' searches ran: on the lanes of `kernel` or depth first.
+    pub searches: Searches,
+}
+
+impl Outcome {
+    /// The error that stopped this run, if a device counting alone failed: the device named,
+    /// with the units done before it stopped.
+    pub fn device_failure(&self) -> Option<Error> {
+        if !self.interrupted {
+            return None;
+        }
+        self.devices.iter().find_map(|d| {
+            let e = d.error.as_ref()?;
+            Some(Error::Device {
+                device: Some((d.device.index, d.device.name.clone())),
+                units_done: Some(self.units_done),
+                reason: e.clone(),
+            })
+        })
+    }
+}

@@ -28,6 +28,13 @@ pub(super) struct Shared<'a> {
     checks: Checks,
 }
 
+impl Shared<'_> {
+    /// The history words the rows of this search need.
+    pub(super) fn words(&self) -> usize {
+        self.words
+    }
+}
+
 /// One search in progress: its open nodes, with `F` fields each (4 without history).
 #[repr(C, align(64))]
 pub(super) struct Search<const F: usize> {
@@ -139,8 +146,8 @@ impl<const F: usize> Search<F> {
         let mut words = [V::splat(0); MAX_WORDS];
         if S::HISTORY {
             let i = r - sh.first;
-            let column = bit.index().shl(BITS_PER_ROW * (i % ROWS_PER_WORD));
-            for (w, word) in words.iter_mut().enumerate().take(sh.words) {
+            let column = bit.index().shl(history_shift(i));
+            for (w, word) in words.iter_mut().enumerate().take(S::words(sh)) {
                 let parent = get(this, WORDS + w, base);
                 pack(this, WORDS + w, base, parent, keep);
                 *word = if w == i / ROWS_PER_WORD {
@@ -188,7 +195,11 @@ impl<const F: usize> Search<F> {
             let yx = apart & pen.and(y).nonzero() & last.and(x).nonzero();
             sink.add(xy.count_ones() + yx.count_ones());
             if S::HISTORY && xy | yx != 0 {
-                settle(sh, xy, yx, x, y, &words, sink);
+                if S::KEYS {
+                    settle_keys(sh, xy, yx, x, y, &words, sink);
+                } else {
+                    settle(sh, xy, yx, x, y, &words, sink);
+                }
             }
         } else {
             let child_free = attacked.and_not(V::splat(sh.allow[r + 1]));
@@ -203,7 +214,7 @@ impl<const F: usize> Search<F> {
             pack(next, DOWN, end, d, live);
             pack(next, FREE, end, child_free, live);
             if S::HISTORY {
-                for (w, word) in words.iter().enumerate().take(sh.words) {
+                for (w, word) in words.iter().enumerate().take(S::words(sh)) {
                     pack(next, WORDS + w, end, *word, live);
                 }
             }
@@ -214,10 +225,12 @@ impl<const F: usize> Search<F> {
 
 /// Hands the solutions of one step, lanes `xy` (`x` then `y`) and `yx`, to `sink`.
 ///
+/// Inlined into the step, so that it runs with the instruction set of the entry point (a
+/// function of its own would call each vector operation out of line).
+///
 /// # Safety
 /// The processor must have `V`'s features.
-#[cold]
-#[inline(never)]
+#[inline(always)]
 pub(super) unsafe fn settle<V: Vector, S: Sink>(
     sh: &Shared,
     xy: u32,
@@ -254,11 +267,53 @@ pub(super) unsafe fn settle<V: Vector, S: Sink>(
     }
 }
 
+/// Hands the keys of the solutions of one step, lanes `xy` (`x` then `y`) and `yx`, to `sink`
+/// ([`Sink::keys`]): the history words with the column of row `n - 2` added, packed by lane
+/// mask, for all lanes at once.
+///
+/// # Safety
+/// The processor must have `V`'s features, and the search at most [`KEY_ROWS`] rows before
+/// its last.
+#[inline(always)]
+pub(super) unsafe fn settle_keys<V: Vector, S: Sink>(
+    sh: &Shared,
+    xy: u32,
+    yx: u32,
+    x: V,
+    y: V,
+    words: &[V; MAX_WORDS],
+    sink: &mut S,
+) {
+    let pen_row = sh.n - 2 - sh.first;
+    debug_assert!(pen_row < KEY_ROWS);
+    // Room for both sets of lanes, and a register written past them.
+    let mut high = [0u32; 3 * MAX_LANES];
+    let mut low = [0u32; 3 * MAX_LANES];
+    let mut k = 0;
+    for (lanes, pen) in [(xy, x), (yx, y)] {
+        if lanes == 0 {
+            continue;
+        }
+        let column = pen.index().shl(history_shift(pen_row));
+        let (h, l) = if pen_row < ROWS_PER_WORD {
+            (words[0].or(column), words[1])
+        } else {
+            (words[0], words[1].or(column))
+        };
+        h.compress_store(lanes, high.as_mut_ptr().add(k));
+        l.compress_store(lanes, low.as_mut_ptr().add(k));
+        k += lanes.count_ones() as usize;
+    }
+    sink.keys(&high[..k], &low[..k]);
+}
+
 thread_local! {
     /// Each thread's searches, kept between calls (zeroing them anew would cost more than
     /// small searches).
     pub(super) static COUNTING: RefCell<Option<Box<[Search<4>; WAYS]>>> = const { RefCell::new(None) };
     pub(super) static RECORDING: RefCell<Option<Box<[Search<{ WORDS + MAX_WORDS }>; WAYS]>>> =
+        const { RefCell::new(None) };
+    pub(super) static KEYING: RefCell<Option<Box<[Search<{ WORDS + KEY_WORDS }>; WAYS]>>> =
         const { RefCell::new(None) };
 }
 
@@ -319,7 +374,7 @@ pub(super) unsafe fn run<V: Vector, S: Sink, const F: usize, const G: bool>(
         },
     };
     debug_assert!(G == gapped.is_some());
-    debug_assert!(WORDS + sh.words <= F);
+    debug_assert!(WORDS + S::words(&sh) <= F && sh.words <= S::words(&sh));
     let free = !(m.cols | m.diag_up | m.diag_down) & rows.allow[first];
     if free == 0 {
         return;

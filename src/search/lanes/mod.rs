@@ -91,7 +91,7 @@ macro_rules! entry_points {
         ) {
             use super::scheduler::{run, with_searches, KEYING};
             with_searches(&KEYING, |s| {
-                run::<$v, _, 6, false>(s, n, first, m, rows, None, sink)
+                run::<$v, _, 5, false>(s, n, first, m, rows, None, sink)
             });
         }
 
@@ -305,7 +305,7 @@ fn visit_keys_from<F: FnMut(u64)>(
     rows: &Rows,
     f: F,
 ) {
-    assert!(n <= MAX_N && first + 3 <= n && n - first <= KEY_ROWS as u32 + 1);
+    assert!(n <= scheduler::KEY_MAX_N && first + 3 <= n && n - first <= KEY_ROWS as u32 + 1);
     let mut sink = Keys {
         f,
         first: first as usize,
@@ -321,9 +321,9 @@ fn visit_keys_from<F: FnMut(u64)>(
     search::search(n, first, m, rows, &[0; MAX_N as usize], &mut sink);
 }
 
-/// The history words of a search for keys ([`visit_keys`]): rows `first..n - 2`, at most
-/// eleven, in two words.
-const KEY_WORDS: usize = 2;
+/// The history words of a search for keys ([`visit_keys`]): one, its other rows in spare bits
+/// ([`scheduler::History`]).
+const KEY_WORDS: usize = 1;
 
 /// The most rows a key of [`visit_keys`] holds.
 pub const KEY_ROWS: usize = 12;

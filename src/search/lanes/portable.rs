@@ -49,7 +49,7 @@ pub(super) fn visit<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, sink: &m
 pub(super) fn visit_keys<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, sink: &mut S) {
     // SAFETY: `Portable` needs no feature beyond the target's baseline.
     with_searches(&KEYING, |s| unsafe {
-        run::<Portable, _, 6, false>(s, n, first, m, rows, None, sink)
+        run::<Portable, _, 5, false>(s, n, first, m, rows, None, sink)
     });
 }
 

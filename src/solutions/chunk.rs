@@ -72,11 +72,11 @@ impl<'a> Filler<'a> {
     /// Appends the solutions of `piece` to `chunk` in order, calling `full` on the chunk
     /// whenever it has no room for another solution (`full` takes its bytes and empties it);
     /// `full` breaking stops the piece. Returns the bytes appended.
-    pub(crate) fn piece(
+    pub(crate) fn piece<F: FnMut(&mut Chunk) -> ControlFlow<()>>(
         &mut self,
         piece: &Piece,
         chunk: &mut Chunk,
-        mut full: impl FnMut(&mut Chunk) -> ControlFlow<()>,
+        mut full: F,
     ) -> ControlFlow<(), usize> {
         let (lister, enc) = (self.lister, self.encoder);
         lister.solve(piece, &mut self.keys);
@@ -85,17 +85,43 @@ impl<'a> Filler<'a> {
             return ControlFlow::Continue(0);
         }
         enc.head(piece.prefix(lister.depth()), &mut self.head);
-        let rest = lister.rest(piece);
-        let room = enc.room();
-        for &key in keys {
-            if chunk.len + room > chunk.bytes.len() {
-                full(chunk)?;
-            }
-            let (pairs, odd) = lister.rows(rest, key);
-            chunk.len = enc.put(&mut chunk.bytes, chunk.len, &self.head, pairs, odd);
-        }
+        // The loop for the number of pairs of rows below the piece: unrolled.
+        let fill = match lister.rows_below() / 2 {
+            0 => fill::<0, F>,
+            1 => fill::<1, F>,
+            2 => fill::<2, F>,
+            3 => fill::<3, F>,
+            4 => fill::<4, F>,
+            5 => fill::<5, F>,
+            _ => fill::<6, F>,
+        };
+        fill(lister, enc, piece, &self.head, keys, chunk, &mut full)?;
         ControlFlow::Continue(keys.len() * enc.solution_len())
     }
+}
+
+/// Appends the solutions `keys` of `piece` to `chunk` (see [`Filler::piece`]), `P` pairs of
+/// rows below the piece.
+#[inline(always)]
+fn fill<const P: usize, F: FnMut(&mut Chunk) -> ControlFlow<()>>(
+    lister: &Lister,
+    enc: &Encoder,
+    piece: &Piece,
+    head: &Head,
+    keys: &[u64],
+    chunk: &mut Chunk,
+    full: &mut F,
+) -> ControlFlow<()> {
+    let rest = lister.rest(piece);
+    let room = enc.room();
+    for &key in keys {
+        if chunk.len + room > chunk.bytes.len() {
+            full(chunk)?;
+        }
+        let (pairs, odd) = lister.rows::<P>(rest, key);
+        chunk.len = enc.put(&mut chunk.bytes, chunk.len, head, pairs, odd);
+    }
+    ControlFlow::Continue(())
 }
 
 /// Where the chunks go: the writer, the listing's first separator dropped, and the limit.

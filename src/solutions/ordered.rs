@@ -71,6 +71,11 @@ impl Lister {
         }
     }
 
+    /// The rows below each piece.
+    pub(crate) fn rows_below(&self) -> usize {
+        (self.n - self.depth) as usize
+    }
+
     /// The rows each piece places.
     pub(crate) fn depth(&self) -> u32 {
         self.depth
@@ -152,14 +157,16 @@ impl Lister {
     }
 
     /// The rows below a piece of the solution `key` ([`Lister::solve`]) as
-    /// [`Encoder::put`](crate::format::encode::Encoder::put) takes them: two at a time, and
-    /// the last alone if they are odd in number. `rest` is [`Lister::rest`] of the piece: the
-    /// last row's column is what the others leave of it.
+    /// [`Encoder::put`](crate::format::encode::Encoder::put) takes them: `P` pairs (the rows
+    /// two at a time; `P` must be half their number, rounded down), and the last row alone if
+    /// they are odd in number. `rest` is [`Lister::rest`] of the piece: the last row's column
+    /// is what the others leave of it.
     #[inline(always)]
-    pub(crate) fn rows(&self, rest: u32, key: u64) -> (impl Iterator<Item = u32>, Option<u8>) {
+    pub(crate) fn rows<const P: usize>(&self, rest: u32, key: u64) -> ([u32; P], Option<u8>) {
         let rows = (self.n - self.depth) as usize;
+        debug_assert_eq!(rows / 2, P);
         let last = rest.wrapping_sub(lanes::key_sum(key));
-        let pairs = (0..rows / 2).map(move |j| {
+        let pairs = std::array::from_fn(|j| {
             if 2 * j + 2 < rows {
                 lanes::key_pair(key, j)
             } else {

@@ -522,8 +522,8 @@ fn written_listings_are_the_naive_solutions_in_every_format() {
     }
 }
 
-/// Boards whose pieces are searched on the lanes (N = 13 and 14: ten and eleven rows below each
-/// piece): every format and thread count, `--unique`, `--place` and limits that end inside a
+/// Boards whose pieces are searched on the lanes (N = 13 and 14: eleven and twelve rows below
+/// each piece): every format and thread count, `--unique`, `--place` and limits that end inside a
 /// piece and inside a chunk, against the serial depth-first reference; the whole listing of
 /// N = 13 is the naive solver's, valid and strictly increasing across every piece, batch and
 /// chunk boundary.

@@ -19,10 +19,11 @@ use crate::search::{lanes, symmetry, Kernel, Runner};
 /// The most rows below a piece: 13, whose first 12 are a key of 60 bits (the last row takes
 /// the column left). From N = 16 on the pieces leave exactly this many rows.
 pub(crate) const TAIL_ROWS: u32 = 13;
-/// The fewest rows a piece places where the board allows: enough pieces to share among the
-/// threads and to interleave with the writing, and from N = 13 on at least the lanes'
-/// threshold ([`lanes::MIN_ROWS`]) of rows below each.
-const MIN_DEPTH: u32 = 3;
+/// The fewest rows a piece places where the board allows: enough pieces (N × (N − 2) or
+/// so) to share among the threads and to interleave with the writing. Fewer rows below a piece
+/// make more, smaller lane searches, which cost more per solution: two rows rather than three
+/// listed N = 14 14 % faster (`results/2026-12-03-listing-speed/NOTE.md`).
+const MIN_DEPTH: u32 = 2;
 const _: () = assert!(TAIL_ROWS as usize <= MAX_TAIL && TAIL_ROWS as usize == lanes::KEY_ROWS + 1);
 
 /// What a listing searches: the board, the rows placed by its pieces, the squares each row
@@ -197,8 +198,9 @@ const BUCKETS_FROM: usize = 512;
 const BUCKET_BITS: u32 = 10;
 
 /// Sorts `keys` (using `spare`): keys of the same first two rows are brought together in
-/// one pass (a counting sort on their top bits), then each group is sorted by comparisons:
-/// about twice as fast as one comparison sort of a piece's few thousand keys.
+/// one pass (a counting sort on their top bits), then each group is sorted by comparisons. A
+/// third faster than one comparison sort of a piece's few thousand keys; a counting sort on
+/// three rows and an insertion sort after it was slower.
 fn sort(keys: &mut Vec<u64>, spare: &mut Vec<u64>) {
     if keys.len() < BUCKETS_FROM {
         keys.sort_unstable();
@@ -378,8 +380,8 @@ mod tests {
             }
         }
         assert_eq!(got[..expect.len()], expect[..]);
-        // Pieces of small boards: at least three rows where the board has them.
-        for (n, depth) in [(1, 1), (3, 3), (4, 3), (16, 3), (20, 7), (32, 19)] {
+        // Pieces of small boards: at least two rows where the board has them.
+        for (n, depth) in [(1, 1), (2, 2), (4, 2), (15, 2), (16, 3), (20, 7), (32, 19)] {
             assert_eq!(Lister::new(&Job::new(n).unwrap()).depth(), depth, "{n}");
         }
     }

@@ -31,6 +31,10 @@
 #       board formats, N = 14 to 16, one thread. REPS (default 3) into OUT_DIR (default
 #       results/<date>-cpu-model).
 #
+#   scripts/timing.sh listing-model [REPS] [OUT_DIR]
+#       The listings of `model` alone (their user time per solution and per byte is the listing
+#       estimate's), REPS (default 3) into OUT_DIR (default results/<date>-listing-model).
+#
 #   scripts/timing.sh solutions
 #       Speed and memory of the solution paths (issue 3): `solve 10000000` and `list 16` on one
 #       thread and on every core, output to /dev/null; wall, CPU and peak RSS of each of RUNS
@@ -276,13 +280,26 @@ cmd_model() {
     for k in "${kernels[@]}"; do
         [ "$k" = "$best" ] || specs+=("edge --unique, N = 17, 1 thread, $k|$k|$bin count 17 --unique -t 1 --kernel $k --json")
     done
-    for n in 14 15 16; do
-        for f in columns board; do
-            specs+=("list $n --format $f, 1 thread|$f|null:$bin list $n --format $f -t 1")
-        done
-    done
+    mapfile -t -O "${#specs[@]}" specs < <(listing_specs "$bin")
     local out=${2:-results/$(date +%F)-cpu-model}
     interleave "$out" "${1:-3}" "CPU-time model: counts and listings" "${specs[@]}"
+}
+
+# listing_specs BIN: the listings the model's time per solution and per byte are fitted on.
+listing_specs() {
+    for n in 14 15 16; do
+        for f in columns board; do
+            echo "list $n --format $f, 1 thread|$f|null:$1 list $n --format $f -t 1"
+        done
+    done
+}
+
+cmd_listing_model() {
+    local bin specs
+    bin=$(binary)
+    mapfile -t specs < <(listing_specs "$bin")
+    interleave "${2:-results/$(date +%F)-listing-model}" "${1:-3}" \
+        "The listing estimate's model: listings to /dev/null" "${specs[@]}"
 }
 
 cmd_solutions() {
@@ -450,7 +467,7 @@ cmd_bench_eta() {
 }
 
 case ${1:-} in
-bench | edge | kernels | model | solutions | listing | eta | bench-eta)
+bench | edge | kernels | model | listing-model | solutions | listing | eta | bench-eta)
     sub=${1//-/_}
     shift
     "cmd_$sub" "$@"

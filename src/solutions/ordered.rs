@@ -102,8 +102,8 @@ impl Lister {
         keys.clear();
         let (n, first) = (self.n, self.depth);
         if n - first >= 3 {
-            lanes::visit_keys(self.runner, n, first, piece.masks, &self.rows, |k| {
-                keys.push(k)
+            lanes::visit_keys(self.runner, n, first, piece.masks, &self.rows, |batch| {
+                keys.extend_from_slice(batch)
             });
         } else {
             // Two rows or fewer below the piece (N below 6): depth first.

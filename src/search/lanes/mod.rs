@@ -282,8 +282,8 @@ fn visit_from<F: FnMut(&[u8])>(
     search::search(n, first, m, rows, &[0; MAX_N as usize], &mut sink);
 }
 
-/// Calls `f` with the key of every solution below a prefix (rows `first..n`, whose attacks
-/// on row `first` are `m`, under `rows`), in no particular order: the columns of rows
+/// Calls `f` with the keys of every solution below a prefix (rows `first..n`, whose attacks
+/// on row `first` are `m`, under `rows`), a batch at a time, in no particular order: the columns of rows
 /// `first..n - 1` packed into a `u64`, five bits each, the first row highest
 /// ([`key_column`]), so that keys sort as their solutions do (the last row takes the column
 /// left). At most [`KEY_ROWS`] + 1 rows: `first + 3 <= n <= first + KEY_ROWS + 1`. On `run`'s
@@ -291,12 +291,12 @@ fn visit_from<F: FnMut(&[u8])>(
 ///
 /// The listing's search ([`crate::solutions`]): its keys are built in the lanes, all the
 /// solutions of a step at once, rather than solution by solution.
-pub fn visit_keys<F: FnMut(u64)>(run: Runner, n: u32, first: u32, m: Masks, rows: &Rows, f: F) {
+pub fn visit_keys<F: FnMut(&[u64])>(run: Runner, n: u32, first: u32, m: Masks, rows: &Rows, f: F) {
     visit_keys_from(run.lane_min_rows, run.kernel, n, first, m, rows, f);
 }
 
 /// [`visit_keys`], on the lanes from `min_rows` rows below the prefix.
-fn visit_keys_from<F: FnMut(u64)>(
+fn visit_keys_from<F: FnMut(&[u64])>(
     min_rows: u32,
     kernel: Kernel,
     n: u32,
@@ -311,14 +311,21 @@ fn visit_keys_from<F: FnMut(u64)>(
         first: first as usize,
         n: n as usize,
         tail: [0; MAX_N as usize],
+        room: KeyRoom {
+            high: [0; 3 * MAX_LANES],
+            low: [0; 3 * MAX_LANES],
+        },
+        batch: [0; KEY_BATCH],
+        len: 0,
     };
     if worth_lanes(kernel, n - first, min_rows) {
         record(true);
         on_lanes!(kernel, visit_keys(n, first, m, rows, &mut sink));
-        return;
+    } else {
+        record(false);
+        search::search(n, first, m, rows, &[0; MAX_N as usize], &mut sink);
     }
-    record(false);
-    search::search(n, first, m, rows, &[0; MAX_N as usize], &mut sink);
+    sink.flush();
 }
 
 /// The history words of a search for keys ([`visit_keys`]): one, its other rows in spare bits
@@ -437,9 +444,14 @@ trait Sink {
     /// One solution: `words` the history of its node (see [`scheduler::Shared`]), `pen` and `last`
     /// the bits of the queens of rows `n - 2` and `n - 1`. Only called when `HISTORY`.
     fn solution(&mut self, words: &[u32], pen: u32, last: u32);
-    /// Solutions as the halves of their keys ([`visit_keys`]): `high[i] << 30 | low[i]`. Only
+    /// Where a step for keys stores the halves of its solutions' keys ([`Sink::keys`]). Only
     /// called when `KEYS`.
-    fn keys(&mut self, _high: &[u32], _low: &[u32]) {}
+    fn key_room(&mut self) -> &mut KeyRoom {
+        unreachable!("only a search for keys stores keys")
+    }
+    /// The first `count` solutions in [`Sink::key_room`]: keys `high[i] << 30 | low[i]`
+    /// ([`visit_keys`]). Only called when `KEYS`.
+    fn keys(&mut self, _count: usize) {}
     /// The history words the search carries: those its rows need, or with `KEYS` always
     /// [`KEY_WORDS`], a number the compiler knows (their loops unrolled, the words in
     /// registers).
@@ -495,38 +507,79 @@ impl<F: FnMut(&[u8])> Sink for Visit<F> {
     }
 }
 
-/// Hands each solution's key to `f`.
+/// The halves of the keys of a step's solutions ([`Sink::key_room`]): room for both sets of
+/// lanes and a register written past them.
+pub(super) struct KeyRoom {
+    pub(super) high: [u32; 3 * MAX_LANES],
+    pub(super) low: [u32; 3 * MAX_LANES],
+}
+
+/// Keys gathered before they go to [`Keys::f`].
+const KEY_BATCH: usize = 512;
+
+/// Hands the solutions' keys to `f`, a batch at a time: each step's keys are put together
+/// with no loop over them (every lane combined, those past the step's count overwritten by
+/// the next), which a search with few solutions a step does many times.
 struct Keys<F> {
     f: F,
     first: usize,
     n: usize,
     tail: [u8; MAX_N as usize],
+    room: KeyRoom,
+    batch: [u64; KEY_BATCH],
+    len: usize,
 }
 
-impl<F: FnMut(u64)> Sink for Keys<F> {
+impl<F: FnMut(&[u64])> Keys<F> {
+    /// Makes room for a step's keys.
+    #[inline(always)]
+    fn reserve(&mut self) {
+        if self.len + 2 * MAX_LANES > KEY_BATCH {
+            self.flush();
+        }
+    }
+
+    /// Hands the keys gathered to `f`.
+    fn flush(&mut self) {
+        (self.f)(&self.batch[..self.len]);
+        self.len = 0;
+    }
+}
+
+impl<F: FnMut(&[u64])> Sink for Keys<F> {
     const HISTORY: bool = true;
     const KEYS: bool = true;
     fn add(&mut self, _: u32) {}
     fn solution(&mut self, _: &[u32], _: u32, _: u32) {}
     #[inline(always)]
-    fn keys(&mut self, high: &[u32], low: &[u32]) {
-        for (&h, &l) in high.iter().zip(low) {
-            (self.f)(u64::from(h) << 30 | u64::from(l));
+    fn key_room(&mut self) -> &mut KeyRoom {
+        &mut self.room
+    }
+    #[inline(always)]
+    fn keys(&mut self, count: usize) {
+        self.reserve();
+        let to = &mut self.batch[self.len..self.len + 2 * MAX_LANES];
+        let (high, low) = (&self.room.high, &self.room.low);
+        for (i, key) in to.iter_mut().enumerate() {
+            *key = u64::from(high[i]) << 30 | u64::from(low[i]);
         }
+        self.len += count;
     }
 }
 
 /// The depth-first search's leaves, for [`visit_keys`] without vectors.
-impl<F: FnMut(u64)> search::Leaves for Keys<F> {
+impl<F: FnMut(&[u64])> search::Leaves for Keys<F> {
     fn pair(&mut self, cols_before: &[u32; MAX_N as usize], x: u32, y: u32, xy: bool, yx: bool) {
         let (first, n) = (self.first, self.n);
         for r in first..n - 2 {
             self.tail[r - first] = (cols_before[r + 1] ^ cols_before[r]).trailing_zeros() as u8;
         }
+        self.reserve();
         for (pen, go) in [(x, xy), (y, yx)] {
             if go {
                 self.tail[n - 2 - first] = pen.trailing_zeros() as u8;
-                (self.f)(key_of(&self.tail[..n - 1 - first]));
+                self.batch[self.len] = key_of(&self.tail[..n - 1 - first]);
+                self.len += 1;
             }
         }
     }

@@ -309,7 +309,7 @@ impl<V: Vector> History<V> {
         // `free` to 15 and 10.
         let from_cols = c.shr(2).and(V::splat(0x3ff << 20));
         let from_free = self.free.shr(12).and(V::splat(0x3ff << 10));
-        let step = sh.keys.map_or(NOWHERE, |k| k.step_low_shift);
+        let step = sh.keys.as_ref().map_or(NOWHERE, |k| k.step_low_shift);
         from_cols
             .or(from_free)
             .or(bit.index().shl(usize::from(step)))
@@ -385,23 +385,18 @@ pub(super) unsafe fn settle_keys<V: Vector, S: Sink>(
     high: V,
     sink: &mut S,
 ) {
-    let pen_shifts = sh.keys.map_or([NOWHERE; 2], |k| k.pen_shifts);
-    // Room for both sets of lanes, and a register written past them.
-    let mut highs = [0u32; 3 * MAX_LANES];
-    let mut lows = [0u32; 3 * MAX_LANES];
+    let pen_shifts = sh.keys.as_ref().map_or([NOWHERE; 2], |k| k.pen_shifts);
+    let room = sink.key_room();
     let mut k = 0;
     for (lanes, pen) in [(xy, x), (yx, y)] {
-        if lanes == 0 {
-            continue;
-        }
         let column = pen.index();
         let h = high.or(column.shl(usize::from(pen_shifts[0])));
         let l = low.or(column.shl(usize::from(pen_shifts[1])));
-        h.compress_store(lanes, highs.as_mut_ptr().add(k));
-        l.compress_store(lanes, lows.as_mut_ptr().add(k));
+        h.compress_store(lanes, room.high.as_mut_ptr().add(k));
+        l.compress_store(lanes, room.low.as_mut_ptr().add(k));
         k += lanes.count_ones() as usize;
     }
-    sink.keys(&highs[..k], &lows[..k]);
+    sink.keys(k);
 }
 
 thread_local! {

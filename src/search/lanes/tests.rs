@@ -299,7 +299,7 @@ proptest! {
         for k in kernels() {
             for min_rows in [0, MIN_ROWS] {
                 let mut keys = Vec::new();
-                visit_keys_from(min_rows, k, n, first, m, &rows, |key| keys.push(key));
+                visit_keys_from(min_rows, k, n, first, m, &rows, |batch| keys.extend_from_slice(batch));
                 let got = decoded(&keys, below as usize, full & !m.cols);
                 prop_assert_eq!(&got, &want, "{:?} from {}", k, min_rows);
                 // Keys sort as their solutions.

@@ -11,8 +11,11 @@
 //! rows a search unit shares, see `crate::solutions`).
 
 use super::Kind;
-use crate::search::MAX_N;
 
+/// The most columns of a board the encoder writes: those a key's five bits a column name
+/// (the listing checks that it covers its boards). A power of two: a column is masked with
+/// `MAX_N - 1`.
+pub(crate) const MAX_N: u32 = 1 << PAIR_BITS;
 /// The widest row text of any format on a listed board: a `matrix` row of N = 32
 /// (`0 1 … 0\n`, 64 bytes).
 const WIDE: usize = 64;

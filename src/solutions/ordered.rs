@@ -25,6 +25,8 @@ pub(crate) const TAIL_ROWS: u32 = 13;
 /// listed N = 14 14 % faster (`results/2026-12-03-listing-speed/NOTE.md`).
 const MIN_DEPTH: u32 = 2;
 const _: () = assert!(TAIL_ROWS as usize <= MAX_TAIL && TAIL_ROWS as usize == lanes::KEY_ROWS + 1);
+// The encoder writes every board a listing searches.
+const _: () = assert!(crate::format::encode::MAX_N >= MAX_N);
 
 /// What a listing searches: the board, the rows placed by its pieces, the squares each row
 /// may use, and the kernel. Shared by every thread of a listing.

@@ -30,8 +30,8 @@
 //! everywhere: `sse2.rs` on x86-64, the plain arrays of `portable.rs` elsewhere. The depth-first
 //! search runs when asked ([`Kernel::Dfs`]) and for trees too small for the lanes.
 
-/// Defines an instruction set's entry points, `count`, `count_with_gaps` and `visit` on the
-/// vector type `$v` ("on `$lanes`" in their docs), each compiled with `$features` enabled so
+/// Defines an instruction set's entry points, `count`, `count_with_gaps`, `visit_keys` and
+/// `visit` on the vector type `$v` ("on `$lanes`" in their docs), each compiled with `$features` enabled so
 /// that the scheduler's generic search inlines into it with those instructions.
 macro_rules! entry_points {
     ($v:ty, $features:literal, $lanes:literal) => {

@@ -31,10 +31,24 @@
 #       board formats, N = 14 to 16, one thread. REPS (default 3) into OUT_DIR (default
 #       results/<date>-cpu-model).
 #
+#   scripts/timing.sh listing-model [REPS] [OUT_DIR]
+#       The listings of `model` alone (their user time per solution and per byte is the listing
+#       estimate's), REPS (default 3) into OUT_DIR (default results/<date>-listing-model).
+#
 #   scripts/timing.sh solutions
 #       Speed and memory of the solution paths (issue 3): `solve 10000000` and `list 16` on one
 #       thread and on every core, output to /dev/null; wall, CPU and peak RSS of each of RUNS
 #       runs (default 3), printed.
+#
+#   scripts/timing.sh listing [REPS] [OUT_DIR]
+#       A listing against its pipe (issue 35): `list N -t T | wc -c` for T in TS (default 1 2)
+#       against `cat FILE | wc -c` of the same bytes (FILE written once by `list N -t 1` and
+#       compared with every T's listing first), for N in NS (default 14 15 16), each command in
+#       the same pipe into `wc -c`, interleaved, REPS repetitions (default 5) into OUT_DIR
+#       (default results/<date>-listing-speed): raw.tsv (wall, user and system seconds, peak
+#       RSS, the load before each run, the bytes counted) and summary.md (medians; each -t T
+#       against cat and -t 1 against each -t T, as ratios of the medians and as medians of the
+#       ratios of each repetition's runs, which run back to back).
 #
 #   scripts/timing.sh eta [N:T ...]
 #       How right the ETA of `count` is (issues 14 and 22): `count N -t T --progress` for each N:T
@@ -266,13 +280,26 @@ cmd_model() {
     for k in "${kernels[@]}"; do
         [ "$k" = "$best" ] || specs+=("edge --unique, N = 17, 1 thread, $k|$k|$bin count 17 --unique -t 1 --kernel $k --json")
     done
-    for n in 14 15 16; do
-        for f in columns board; do
-            specs+=("list $n --format $f, 1 thread|$f|null:$bin list $n --format $f -t 1")
-        done
-    done
+    mapfile -t -O "${#specs[@]}" specs < <(listing_specs "$bin")
     local out=${2:-results/$(date +%F)-cpu-model}
     interleave "$out" "${1:-3}" "CPU-time model: counts and listings" "${specs[@]}"
+}
+
+# listing_specs BIN: the listings the model's time per solution and per byte are fitted on.
+listing_specs() {
+    for n in 14 15 16; do
+        for f in columns board; do
+            echo "list $n --format $f, 1 thread|$f|null:$1 list $n --format $f -t 1"
+        done
+    done
+}
+
+cmd_listing_model() {
+    local bin specs
+    bin=$(binary)
+    mapfile -t specs < <(listing_specs "$bin")
+    interleave "${2:-results/$(date +%F)-listing-model}" "${1:-3}" \
+        "The listing estimate's model: listings to /dev/null" "${specs[@]}"
 }
 
 cmd_solutions() {
@@ -289,6 +316,96 @@ cmd_solutions() {
                 "$bin" list 16 --format columns -t "$t" >/dev/null
         done
     done
+}
+
+# piped RAW REP N VARIANT COMMAND: one run of `COMMAND | wc -c` (a shell pipe), a row of RAW:
+# wall seconds (a monotonic clock around the shell), the user and system seconds of the shell
+# and what it waited for (wait4), COMMAND's own peak RSS (/usr/bin/time), the load, the bytes.
+piped() {
+    local raw=$1 rep=$2 n=$3 variant=$4 cmd=$5 l rss
+    l=$(load)
+    rss=$(mktemp)
+    python3 - "/usr/bin/time -f %M -o $rss $cmd | wc -c" "$rep" "$n" "$variant" "$l" "$rss" \
+        >>"$raw" <<'EOF'
+import os, subprocess, sys, time
+cmd, rep, n, variant, load, rss = sys.argv[1:]
+start = time.perf_counter()
+p = subprocess.Popen(["bash", "-c", cmd], stdout=subprocess.PIPE)
+out = p.stdout.read()
+_, status, use = os.wait4(p.pid, 0)
+wall = time.perf_counter() - start
+assert status == 0, f"{cmd}: status {status}"
+print("\t".join([rep, n, variant, f"{wall:.4f}", f"{use.ru_utime:.4f}", f"{use.ru_stime:.4f}",
+                 open(rss).read().strip(), load, out.decode().strip()]))
+EOF
+    rm -f "$rss"
+}
+
+cmd_listing() {
+    local bin reps=${1:-5} out=${2:-results/$(date +%F)-listing-speed} dir raw
+    local ns=${NS:-14 15 16} ts=${TS:-1 2}
+    bin=$(binary)
+    dir=$(mktemp -d)
+    mkdir -p "$out"
+    raw=$out/raw.tsv
+    printf 'rep\tn\tvariant\twall_s\tuser_s\tsys_s\tmax_rss_kib\tload1\tbytes\n' >"$raw"
+    for n in $ns; do
+        "$bin" list "$n" -t 1 >"$dir/$n"
+        for t in $ts; do
+            "$bin" list "$n" -t "$t" | cmp -s - "$dir/$n" ||
+                { echo "list $n -t $t differs from list $n -t 1" >&2; exit 1; }
+        done
+    done
+    for rep in $(seq "$reps"); do
+        for n in $ns; do
+            piped "$raw" "$rep" "$n" cat "cat $dir/$n"
+            for t in $ts; do
+                piped "$raw" "$rep" "$n" "-t $t" "$bin list $n -t $t"
+            done
+        done
+    done
+    rm -rf "$dir"
+    python3 - "$raw" >"$out/summary.md" <<'EOF'
+import statistics, sys
+rows = [l.rstrip('\n').split('\t') for l in open(sys.argv[1])][1:]
+ns = list(dict.fromkeys(r[1] for r in rows))
+variants = list(dict.fromkeys(r[2] for r in rows))
+def runs(n, v, f):
+    return [f(r) for r in rows if (r[1], r[2]) == (n, v)]
+wall = lambda r: float(r[3])
+cpu = lambda r: float(r[4]) + float(r[5])
+loads = [float(r[7]) for r in rows]
+print(f"# A listing against its pipe, interleaved ({len({r[0] for r in rows})} repetitions)\n")
+print(f"Load average (1 min) before the runs: min {min(loads):.2f}, median "
+      f"{statistics.median(loads):.2f}, max {max(loads):.2f}.\n")
+print("| N | command | bytes | wall median (s) | wall min–max | CPU median (s) | peak RSS (MiB) |")
+print("|---:|---|---:|---:|---|---:|---:|")
+for n in ns:
+    for v in variants:
+        w = sorted(runs(n, v, wall))
+        c = statistics.median(runs(n, v, cpu))
+        rss = max(runs(n, v, lambda r: int(r[6]))) / 1024
+        b = set(runs(n, v, lambda r: r[8]))
+        cmd = "cat FILE" if v == "cat" else f"list {n} {v}"
+        print(f"| {n} | `{cmd} \\| wc -c` | {', '.join(sorted(b))} | {statistics.median(w):.3f} "
+              f"| {w[0]:.3f}–{w[-1]:.3f} | {c:.3f} | {rss:.1f} |")
+print("\nWall-time ratios: of the medians, and the median of each repetition's own ratio.\n")
+print("| N | ratio | of medians | median of ratios |")
+print("|---:|---|---:|---:|")
+def paired(n, a, b):
+    by = lambda v: {r[0]: wall(r) for r in rows if (r[1], r[2]) == (n, v)}
+    x, y = by(a), by(b)
+    r = [x[k] / y[k] for k in x if k in y and y[k] > 0]
+    return f"{statistics.median(r):.2f}" if r else "–"
+for n in ns:
+    med = {v: statistics.median(runs(n, v, wall)) for v in variants}
+    lists = [v for v in variants if v != "cat"]
+    pairs = [(v, "cat") for v in lists] + [(lists[0], v) for v in lists[1:]]
+    for a, b in pairs:
+        ratio = f"{med[a] / med[b]:.2f}" if med[b] > 0 else "–"
+        print(f"| {n} | {a} ÷ {b} | {ratio} | {paired(n, a, b)} |")
+EOF
+    cat "$out/summary.md"
 }
 
 cmd_eta() {
@@ -350,7 +467,7 @@ cmd_bench_eta() {
 }
 
 case ${1:-} in
-bench | edge | kernels | model | solutions | eta | bench-eta)
+bench | edge | kernels | model | listing-model | solutions | listing | eta | bench-eta)
     sub=${1//-/_}
     shift
     "cmd_$sub" "$@"

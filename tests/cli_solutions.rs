@@ -74,6 +74,10 @@ fn list_agrees_with_naive_and_count() {
         let got = columns(&stdout_of(&["list", &n.to_string()]));
         assert!(got.iter().all(|s| s.len() == n && valid(s)), "n = {n}");
         assert_eq!(got, naive_one_based(n, |_| true), "n = {n}");
+        for t in ["1", "2", "3"] {
+            let on = columns(&stdout_of(&["list", &n.to_string(), "-t", t]));
+            assert_eq!(on, got, "n = {n}, -t {t}");
+        }
         let counted: usize = stdout_of(&["count", &n.to_string()])
             .trim()
             .parse()
@@ -166,6 +170,11 @@ fn list_unique_gives_a002562_class_minima() {
         let got = columns(&stdout_of(&["list", &n.to_string(), "--unique"]));
         assert_eq!(got.len(), e, "n = {n}");
         assert!(got.iter().all(|s| valid(s)));
+        assert!(got.windows(2).all(|w| w[0] < w[1]), "n = {n}");
+        for t in ["1", "3"] {
+            let on = columns(&stdout_of(&["list", &n.to_string(), "--unique", "-t", t]));
+            assert_eq!(on, got, "n = {n}, -t {t}");
+        }
     }
     assert_eq!(
         stdout_of(&["list", "6", "--unique", "-f", "json"]),
@@ -188,7 +197,14 @@ fn place_filters_list_and_count() {
             if q.iter().any(|&(r, c)| r > n || c > n) {
                 continue;
             }
-            let mut args = vec!["list".to_string(), n.to_string()];
+            // One, two or three threads, in turn.
+            let threads = 1 + (n + q.len()) % 3;
+            let mut args = vec![
+                "list".to_string(),
+                n.to_string(),
+                "-t".into(),
+                threads.to_string(),
+            ];
             for (r, c) in q {
                 args.push("--place".into());
                 args.push(format!("{r},{c}"));
@@ -378,21 +394,26 @@ fn list_output_does_not_depend_on_threads() {
 #[test]
 fn a_closed_pipe_ends_the_listing_quietly() {
     let bin = assert_cmd::cargo::cargo_bin("nqueens");
-    let first_two = stdout_of(&["list", "16", "--limit", "2"]);
-    assert_eq!(first_two.lines().count(), 2);
     let dir = tempfile::tempdir().unwrap();
-    for t in ["1", "2"] {
-        let out = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!(
-                "'{}' list 16 -t {t} 2>err.txt | head -n 2; cat err.txt; rm -f err.txt",
-                bin.display()
-            ))
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
-        // The two lines, and nothing on stderr: a closed pipe is no error.
-        assert_eq!(String::from_utf8(out.stdout).unwrap(), first_two, "-t {t}");
+    for format in ["columns", "board"] {
+        let first = stdout_of(&["list", "16", "--limit", "2", "-f", format]);
+        for t in ["1", "2", "3"] {
+            // The listing's own exit status, after `head` has closed the pipe.
+            let out = std::process::Command::new("bash")
+                .arg("-c")
+                .arg(format!(
+                    "'{}' list 16 -t {t} -f {format} 2>err.txt | head -n {}; \
+                     echo \"exit ${{PIPESTATUS[0]}}\"; cat err.txt; rm -f err.txt",
+                    bin.display(),
+                    first.lines().count(),
+                ))
+                .current_dir(dir.path())
+                .output()
+                .unwrap();
+            // The first lines, exit code 0 and nothing on stderr: a closed pipe is no error.
+            let text = String::from_utf8(out.stdout).unwrap();
+            assert_eq!(text, format!("{first}exit 0\n"), "-t {t} -f {format}");
+        }
     }
 }
 
@@ -420,10 +441,11 @@ mod place_property {
         fn list_and_count_with_random_placements(
             n in 1usize..=9,
             raw in prop::collection::vec((1usize..=10, 1usize..=10), 1..=3),
+            threads in 1usize..=3,
         ) {
             let queens: Vec<(usize, usize)> =
                 raw.iter().map(|&(r, c)| ((r - 1) % (n + 1) + 1, (c - 1) % (n + 1) + 1)).collect();
-            let mut args = vec!["list".to_string(), n.to_string()];
+            let mut args = vec!["list".to_string(), n.to_string(), "-t".into(), threads.to_string()];
             for (r, c) in &queens {
                 args.push("--place".into());
                 args.push(format!("{r},{c}"));

@@ -436,6 +436,155 @@ fn parallel_writing_under_the_memory_budget() {
     }
 }
 
+/// The text of `solutions` (0-based columns) in `kind`, written here from the formats'
+/// descriptions (not by the library's formatters): the independent reference of a listing.
+fn naive_text(kind: Kind, n: usize, solutions: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = String::new();
+    for (i, s) in solutions.iter().enumerate() {
+        let cols: Vec<String> = s.iter().map(|&c| (c + 1).to_string()).collect();
+        match kind {
+            Kind::Columns => out += &(cols.join(" ") + "\n"),
+            Kind::Json => out += &format!("[{}]\n", cols.join(",")),
+            Kind::Board | Kind::Matrix => {
+                if i > 0 {
+                    out += "\n";
+                }
+                for &c in s {
+                    let cells: Vec<&str> = (0..n)
+                        .map(|x| match (kind, x == usize::from(c)) {
+                            (Kind::Board, true) => "Q",
+                            (Kind::Board, false) => ".",
+                            (_, true) => "1",
+                            (_, false) => "0",
+                        })
+                        .collect();
+                    out += &cells.join(if kind == Kind::Board { "" } else { " " });
+                    out += "\n";
+                }
+            }
+        }
+    }
+    out.into_bytes()
+}
+
+/// Every format, on 1, 2 and 3 threads, all solutions, `--unique`, `--place` and `--limit`:
+/// byte for byte the naive solver's solutions as [`naive_text`] writes them.
+#[test]
+fn written_listings_are_the_naive_solutions_in_every_format() {
+    let q = |r, c| Queen::one_based(r, c).unwrap();
+    for n in 1..=10usize {
+        let all = naive_all(n);
+        let minima: Vec<Vec<u8>> = all
+            .iter()
+            .filter(|s| images(s).iter().min() == Some(s))
+            .cloned()
+            .collect();
+        let corner: Vec<Vec<u8>> = all.iter().filter(|s| s[n - 1] == 0).cloned().collect();
+        let job = Job::new(n as u32).unwrap();
+        let cases = [
+            (job.clone(), all.clone(), None),
+            (job.clone().with_unique(true), minima, None),
+            (
+                job.clone().with_placed(&[q(n as u32, 1)]).unwrap(),
+                corner,
+                None,
+            ),
+            (job.clone(), all[..all.len().min(7)].to_vec(), Some(7)),
+            (job.clone(), all.clone(), Some(1 << 40)),
+        ];
+        for (job, expect, limit) in &cases {
+            for kind in Kind::ALL {
+                let text = naive_text(kind, n, expect);
+                for threads in [1, 2, 3] {
+                    let (k, out) = written(job, kind, *limit, threads);
+                    assert_eq!(k, expect.len() as u64, "{job:?} {kind} -t {threads}");
+                    assert!(out == text, "{job:?} {kind} -t {threads} {limit:?}");
+                }
+            }
+        }
+    }
+}
+
+/// Boards whose pieces are searched on the lanes (N = 13 and 14: eleven and twelve rows below
+/// each piece): every format and thread count, `--unique`, `--place` and limits that end inside a
+/// piece and inside a chunk, against the serial depth-first reference; the whole listing of
+/// N = 13 is the naive solver's, valid and strictly increasing across every piece, batch and
+/// chunk boundary.
+#[test]
+fn lane_listings_are_the_serial_reference() {
+    let q = |r, c| Queen::one_based(r, c).unwrap();
+    let thirteen = Job::new(13).unwrap();
+    let naive = naive_text(Kind::Columns, 13, &naive_all(13));
+    for threads in [1, 2, 3] {
+        let (k, out) = written(&thirteen, Kind::Columns, None, threads);
+        assert_eq!(k, 73_712);
+        assert!(out == naive, "-t {threads}");
+    }
+    let jobs = [
+        thirteen.clone(),
+        thirteen.clone().with_unique(true),
+        thirteen.clone().with_placed(&[q(13, 7)]).unwrap(),
+        Job::new(14)
+            .unwrap()
+            .with_placed(&[q(2, 5), q(9, 1)])
+            .unwrap(),
+    ];
+    for job in &jobs {
+        for kind in Kind::ALL {
+            let expect = printed(job, kind, None);
+            let parsed = parse_printed(
+                kind,
+                job.n() as usize,
+                std::str::from_utf8(&expect).unwrap(),
+            );
+            assert!(parsed.iter().all(|s| is_solution(s)), "{job:?}");
+            assert!(parsed.windows(2).all(|w| w[0] < w[1]), "{job:?}: order");
+            for threads in [1, 2, 3] {
+                assert!(
+                    written(job, kind, None, threads).1 == expect,
+                    "{job:?} {kind} -t {threads}"
+                );
+            }
+            for limit in [1, 999, 4321] {
+                let cut = printed(job, kind, Some(limit));
+                for threads in [1, 2, 3] {
+                    let (k, out) = written(job, kind, Some(limit), threads);
+                    assert_eq!(
+                        k as usize,
+                        parse_printed(kind, job.n() as usize, std::str::from_utf8(&cut).unwrap())
+                            .len()
+                    );
+                    assert!(out == cut, "{job:?} {kind} -t {threads} --limit {limit}");
+                }
+            }
+        }
+    }
+}
+
+/// Pieces of thousands of solutions (N = 16: 272 bytes each in `board`, a batch spans many
+/// chunks), cut by a limit deep inside them, on 1 to 3 threads; and N = 14 whole, every
+/// thread count.
+#[test]
+fn large_pieces_span_chunks_and_limits_cut_inside_them() {
+    let sixteen = Job::new(16).unwrap();
+    for (kind, limit) in [(Kind::Board, 30_000), (Kind::Json, 250_000)] {
+        let expect = printed(&sixteen, kind, Some(limit));
+        for threads in [1, 2, 3] {
+            let (k, out) = written(&sixteen, kind, Some(limit), threads);
+            assert_eq!(k, limit);
+            assert!(out == expect, "{kind} -t {threads}");
+        }
+    }
+    let fourteen = Job::new(14).unwrap();
+    let expect = printed(&fourteen, Kind::Columns, None);
+    for threads in [1, 2, 3] {
+        assert!(
+            written(&fourteen, Kind::Columns, None, threads).1 == expect,
+            "-t {threads}"
+        );
+    }
+}
+
 /// A writer that fails once it has taken `room` bytes, like a closed pipe.
 struct Fails {
     room: usize,
@@ -458,13 +607,19 @@ impl std::io::Write for Fails {
 #[test]
 fn writing_errors_stop_the_listing() {
     let job = Job::new(14).unwrap().with_split_depth(3).unwrap();
-    for threads in [1, 2, 4] {
+    for (threads, room) in [
+        (1, 100_000),
+        (2, 100_000),
+        (3, 0),
+        (3, 1_000_000),
+        (4, 100_000),
+    ] {
         let opts = WriteOptions {
             format: Kind::Columns,
             limit: None,
             threads,
         };
-        let r = write_solutions(&job, &opts, Fails { room: 100_000 });
+        let r = write_solutions(&job, &opts, Fails { room });
         assert!(
             matches!(r, Err(WriteError::Io(ref e)) if e.kind() == std::io::ErrorKind::BrokenPipe),
             "{threads}: {r:?}"

@@ -6,6 +6,7 @@
 
 mod board;
 mod columns;
+pub(crate) mod encode;
 mod json;
 mod matrix;
 

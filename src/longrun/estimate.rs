@@ -107,12 +107,12 @@ fn kept(job: &Job) -> sample::Kept {
 /// `nqueens list` asks for `--yes` (or a `--limit`) above an hour of CPU time or more bytes
 /// than the disk it writes to has free ([`ListingEstimate::check`]).
 ///
-/// A listing walks every solution with the plain method on the depth-first kernel and writes
-/// each one it lists: its CPU time is a time per solution walked (flat from N = 14 to 16, as
-/// the counts' is) and a time per byte written, both measured with `scripts/timing.sh model`
-/// (`docs/PERFORMANCE.md`). The solutions are the published counts (extrapolated past
-/// N = 27); pre-placed queens keep their share of the search (the time) and of the solutions
-/// (the bytes), estimated by random probes of the tree.
+/// A listing walks every solution on the lane kernels (past
+/// [`MAX_PARALLEL_N`](crate::solutions::MAX_PARALLEL_N), depth first) and writes each one it
+/// lists: its CPU time is a time per solution walked and a time per byte written, both
+/// measured with `scripts/timing.sh listing-model` (`docs/PERFORMANCE.md`). The solutions are
+/// the published counts (extrapolated past N = 27); pre-placed queens keep their share of the
+/// search (the time) and of the solutions (the bytes), estimated by random probes of the tree.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ListingEstimate {
     /// The solutions written.
@@ -126,10 +126,13 @@ pub struct ListingEstimate {
     pub threads: usize,
 }
 
-/// CPU nanoseconds per solution a listing walks (the search, and handing each solution over).
-const LIST_NS_PER_SOLUTION: f64 = 550.0;
-/// CPU nanoseconds per byte a listing writes (formatting, copying, the write calls).
-const LIST_NS_PER_BYTE: f64 = 0.4;
+/// CPU nanoseconds per solution a listing walks (the search, its sort, handing each solution
+/// over): 80–98 ns at N = 14 to 16 on one thread of the development VM, busy
+/// (`results/2026-12-03-listing-speed/NOTE.md`); 550 ns before the lane search.
+const LIST_NS_PER_SOLUTION: f64 = 100.0;
+/// CPU nanoseconds per byte a listing writes (formatting, copying, the write calls): 0.08 ns
+/// (`board` against `columns`, same note).
+const LIST_NS_PER_BYTE: f64 = 0.1;
 
 /// The estimate of listing `job`'s solutions in `format` on `threads` threads, up to `limit`
 /// of them when given.

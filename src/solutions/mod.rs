@@ -33,6 +33,9 @@ use crate::search::dfs::{self, MAX_N};
 
 use std::ops::ControlFlow;
 
+mod chunk;
+mod ordered;
+mod parallel;
 pub mod uva750;
 mod write;
 

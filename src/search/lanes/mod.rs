@@ -30,8 +30,8 @@
 //! everywhere: `sse2.rs` on x86-64, the plain arrays of `portable.rs` elsewhere. The depth-first
 //! search runs when asked ([`Kernel::Dfs`]) and for trees too small for the lanes.
 
-/// Defines an instruction set's entry points, `count`, `count_with_gaps` and `visit` on the
-/// vector type `$v` ("on `$lanes`" in their docs), each compiled with `$features` enabled so
+/// Defines an instruction set's entry points, `count`, `count_with_gaps`, `visit_keys` and
+/// `visit` on the vector type `$v` ("on `$lanes`" in their docs), each compiled with `$features` enabled so
 /// that the scheduler's generic search inlines into it with those instructions.
 macro_rules! entry_points {
     ($v:ty, $features:literal, $lanes:literal) => {
@@ -72,6 +72,26 @@ macro_rules! entry_points {
             use super::scheduler::{run, with_searches, COUNTING};
             with_searches(&COUNTING, |s| {
                 run::<$v, _, 4, true>(s, rows_n, 0, m, rows, Some(gapped), c)
+            });
+        }
+
+        #[doc = concat!("[`super::visit_keys`] on ", $lanes, ".")]
+        ///
+        /// # Safety
+        #[doc = concat!(
+            "The processor must have ", $features, " ([`crate::search::Kernel::available`])."
+        )]
+        #[target_feature(enable = $features)]
+        pub(super) unsafe fn visit_keys<S: super::Sink>(
+            n: u32,
+            first: u32,
+            m: crate::search::dfs::Masks,
+            rows: &crate::search::bounded::Rows,
+            sink: &mut S,
+        ) {
+            use super::scheduler::{run, with_searches, KEYING};
+            with_searches(&KEYING, |s| {
+                run::<$v, _, 5, false>(s, n, first, m, rows, None, sink)
             });
         }
 
@@ -220,6 +240,93 @@ pub fn visit<F: FnMut(&[u8])>(run: Runner, n: u32, first: u32, m: Masks, rows: &
     search::search(n, first, m, rows, &[0; MAX_N as usize], &mut sink);
 }
 
+/// Calls `f` with the keys of every solution below a prefix (rows `first..n`, whose attacks
+/// on row `first` are `m`, under `rows`), a batch at a time, in no particular order: the columns of rows
+/// `first..n - 1` packed into a `u64`, five bits each, the first row highest
+/// ([`key_column`]), so that keys sort as their solutions do (the last row takes the column
+/// left). At most [`KEY_ROWS`] + 1 rows: `first + 3 <= n <= first + KEY_ROWS + 1`. On `run`'s
+/// kernel, or depth first as [`visit`].
+///
+/// The listing's search ([`crate::solutions`]): its keys are built in the lanes, all the
+/// solutions of a step at once, rather than solution by solution.
+pub fn visit_keys<F: FnMut(&[u64])>(run: Runner, n: u32, first: u32, m: Masks, rows: &Rows, f: F) {
+    assert!(n <= scheduler::KEY_MAX_N && first + 3 <= n && n - first <= KEY_ROWS as u32 + 1);
+    let mut sink = Keys {
+        f,
+        first: first as usize,
+        n: n as usize,
+        tail: [0; MAX_N as usize],
+        room: KeyRoom {
+            high: [0; 3 * MAX_LANES],
+            low: [0; 3 * MAX_LANES],
+        },
+        batch: [0; KEY_BATCH],
+        len: 0,
+    };
+    let kernel = run.kernel;
+    let lanes = worth_lanes(kernel, n - first, run.lane_min_rows);
+    run.record(lanes);
+    if lanes {
+        on_lanes!(kernel, visit_keys(n, first, m, rows, &mut sink));
+    } else {
+        search::search(n, first, m, rows, &[0; MAX_N as usize], &mut sink);
+    }
+    sink.flush();
+}
+
+/// The history words of a search for keys ([`visit_keys`]): one, its other rows in spare bits
+/// ([`scheduler::History`]).
+const KEY_WORDS: usize = 1;
+
+/// The most rows a key of [`visit_keys`] holds.
+pub const KEY_ROWS: usize = 12;
+
+/// The 0-based column of the `i`-th row of `key` ([`visit_keys`]).
+#[inline(always)]
+pub fn key_column(key: u64, i: usize) -> u32 {
+    (key >> key_shift(i)) as u32 & 31
+}
+
+/// The columns of rows `2 * j` and `2 * j + 1` of `key` ([`visit_keys`]), as one code:
+/// the first times 32 plus the second.
+#[inline(always)]
+pub fn key_pair(key: u64, j: usize) -> u32 {
+    (key >> key_shift(2 * j + 1)) as u32 & 0x3ff
+}
+
+/// The sum of the columns of the rows of `key` ([`visit_keys`]; the rows it does not hold
+/// count 0): the five-bit fields added in pairs, then the pairs with one multiplication (each
+/// partial sum stays below 1024, so no carry crosses a ten-bit group).
+#[inline(always)]
+pub fn key_sum(key: u64) -> u32 {
+    const LOW: u64 = 0x1f | 0x1f << 10 | 0x1f << 20 | 0x1f << 30 | 0x1f << 40 | 0x1f << 50;
+    const ONES: u64 = 1 | 1 << 10 | 1 << 20 | 1 << 30 | 1 << 40 | 1 << 50;
+    let pairs = (key & LOW) + (key >> 5 & LOW);
+    (pairs.wrapping_mul(ONES) >> 50) as u32 & 0x3ff
+}
+
+/// The key of the rows `cols` (at most [`KEY_ROWS`]) as [`visit_keys`] makes it.
+pub fn key_of(cols: &[u8]) -> u64 {
+    debug_assert!(cols.len() <= KEY_ROWS);
+    cols.iter()
+        .enumerate()
+        .fold(0, |k, (i, &c)| k | u64::from(c) << key_shift(i))
+}
+
+/// Where row `i` lies in a key: two history words, the first above the second.
+const fn key_shift(i: usize) -> usize {
+    BITS_PER_ROW * (2 * ROWS_PER_WORD - 1 - i)
+}
+
+/// Where row `i` (counted from the search's first row) lies in history word
+/// `i / ROWS_PER_WORD`: the first row of a word highest, so that two words, the first above
+/// the second, are a key ([`key_shift`]).
+const fn history_shift(i: usize) -> usize {
+    BITS_PER_ROW * (ROWS_PER_WORD - 1 - i % ROWS_PER_WORD)
+}
+
+const _: () = assert!(KEY_ROWS == 2 * ROWS_PER_WORD && KEY_ROWS * BITS_PER_ROW <= 64 - 4);
+
 /// The fewest rows below the prefix for which the lanes pay: a smaller tree is over before the
 /// registers fill, and the depth-first search is faster
 /// (`results/2026-12-01-2core-vm-portable/NOTE.md`).
@@ -276,11 +383,33 @@ fn worth_lanes(kernel: Kernel, rows: u32, min_rows: u32) -> bool {
 trait Sink {
     /// Whether open nodes carry the columns of their queens.
     const HISTORY: bool;
+    /// Whether solutions go to [`Sink::keys`], all of a step at once, rather than one by one
+    /// to [`Sink::solution`]. Only with `HISTORY`.
+    const KEYS: bool = false;
     /// `pairs` solutions were found (a node's two free columns, one way round or the other).
     fn add(&mut self, pairs: u32);
     /// One solution: `words` the history of its node (see [`scheduler::Shared`]), `pen` and `last`
     /// the bits of the queens of rows `n - 2` and `n - 1`. Only called when `HISTORY`.
     fn solution(&mut self, words: &[u32], pen: u32, last: u32);
+    /// Where a step for keys stores the halves of its solutions' keys ([`Sink::keys`]). Only
+    /// called when `KEYS`.
+    fn key_room(&mut self) -> &mut KeyRoom {
+        unreachable!("only a search for keys stores keys")
+    }
+    /// The first `count` solutions in [`Sink::key_room`]: keys `high[i] << 30 | low[i]`
+    /// ([`visit_keys`]). Only called when `KEYS`.
+    fn keys(&mut self, _count: usize) {}
+    /// The history words the search carries: those its rows need, or with `KEYS` always
+    /// [`KEY_WORDS`], a number the compiler knows (their loops unrolled, the words in
+    /// registers).
+    #[inline(always)]
+    fn words(sh: &scheduler::Shared) -> usize {
+        if Self::KEYS {
+            KEY_WORDS
+        } else {
+            sh.words()
+        }
+    }
 }
 
 /// Counts.
@@ -319,9 +448,87 @@ impl<F: FnMut(&[u8])> Sink for Visit<F> {
     fn solution(&mut self, words: &[u32], pen: u32, last: u32) {
         for i in 0..self.n - 2 - self.first {
             let word = words[i / ROWS_PER_WORD];
-            self.tail[i] = (word >> (BITS_PER_ROW * (i % ROWS_PER_WORD)) & 31) as u8;
+            self.tail[i] = (word >> history_shift(i) & 31) as u8;
         }
         self.emit(pen, last);
+    }
+}
+
+/// The halves of the keys of a step's solutions ([`Sink::key_room`]): room for both sets of
+/// lanes and a register written past them.
+pub(super) struct KeyRoom {
+    pub(super) high: [u32; 3 * MAX_LANES],
+    pub(super) low: [u32; 3 * MAX_LANES],
+}
+
+/// Keys gathered before they go to [`Keys::f`].
+const KEY_BATCH: usize = 512;
+
+/// Hands the solutions' keys to `f`, a batch at a time: each step's keys are put together
+/// with no loop over them (every lane combined, those past the step's count overwritten by
+/// the next), which a search with few solutions a step does many times.
+struct Keys<F> {
+    f: F,
+    first: usize,
+    n: usize,
+    tail: [u8; MAX_N as usize],
+    room: KeyRoom,
+    batch: [u64; KEY_BATCH],
+    len: usize,
+}
+
+impl<F: FnMut(&[u64])> Keys<F> {
+    /// Makes room for a step's keys.
+    #[inline(always)]
+    fn reserve(&mut self) {
+        if self.len + 2 * MAX_LANES > KEY_BATCH {
+            self.flush();
+        }
+    }
+
+    /// Hands the keys gathered to `f`.
+    fn flush(&mut self) {
+        (self.f)(&self.batch[..self.len]);
+        self.len = 0;
+    }
+}
+
+impl<F: FnMut(&[u64])> Sink for Keys<F> {
+    const HISTORY: bool = true;
+    const KEYS: bool = true;
+    fn add(&mut self, _: u32) {}
+    fn solution(&mut self, _: &[u32], _: u32, _: u32) {}
+    #[inline(always)]
+    fn key_room(&mut self) -> &mut KeyRoom {
+        &mut self.room
+    }
+    #[inline(always)]
+    fn keys(&mut self, count: usize) {
+        self.reserve();
+        let to = &mut self.batch[self.len..self.len + 2 * MAX_LANES];
+        let (high, low) = (&self.room.high, &self.room.low);
+        for (i, key) in to.iter_mut().enumerate() {
+            *key = u64::from(high[i]) << 30 | u64::from(low[i]);
+        }
+        self.len += count;
+    }
+}
+
+/// The depth-first search's leaves, for [`visit_keys`] without vectors.
+impl<F: FnMut(&[u64])> search::Leaves for Keys<F> {
+    fn pair(&mut self, cols_before: &[u32; MAX_N as usize], x: u32, y: u32, xy: bool, yx: bool) {
+        let (first, n) = (self.first, self.n);
+        for r in first..n - 2 {
+            self.tail[r - first] = (cols_before[r + 1] ^ cols_before[r]).trailing_zeros() as u8;
+        }
+        self.reserve();
+        for (pen, go) in [(x, xy), (y, yx)] {
+            if go {
+                self.tail[n - 2 - first] = pen.trailing_zeros() as u8;
+                self.batch[self.len] = key_of(&self.tail[..n - 1 - first]);
+                self.len += 1;
+            }
+        }
     }
 }
 

@@ -10,7 +10,7 @@
 //! the compiler vectorized the operations across the wrong dimension and moved lanes one at a
 //! time.
 
-use super::scheduler::{run, with_searches, COUNTING, RECORDING};
+use super::scheduler::{run, with_searches, COUNTING, KEYING, RECORDING};
 use super::{CountSink, RowGaps, Sink, Vector};
 use crate::search::bounded::Rows;
 use crate::search::dfs::Masks;
@@ -42,6 +42,14 @@ pub(super) fn visit<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, sink: &m
     // SAFETY: `Portable` needs no feature beyond the target's baseline.
     with_searches(&RECORDING, |s| unsafe {
         run::<Portable, _, 9, false>(s, n, first, m, rows, None, sink)
+    });
+}
+
+/// [`super::visit_keys`] on the portable lanes.
+pub(super) fn visit_keys<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, sink: &mut S) {
+    // SAFETY: `Portable` needs no feature beyond the target's baseline.
+    with_searches(&KEYING, |s| unsafe {
+        run::<Portable, _, 5, false>(s, n, first, m, rows, None, sink)
     });
 }
 

@@ -26,6 +26,32 @@ pub(super) struct Shared<'a> {
     cols_full: u32,
     /// RowGaps searches only: the rows checked below each child.
     checks: Checks,
+    /// Searches for keys only: where their rows go ([`History`]).
+    keys: Option<KeyLayout>,
+}
+
+/// Where the rows of a search for keys go (see [`History`]).
+#[derive(Clone, Copy)]
+pub(super) struct KeyLayout {
+    /// For each row below the first: the bit its column goes to, in the word, `cols` or
+    /// `free`.
+    at: [u8; MAX_N as usize],
+    /// For each row below the first: all ones for the one of the word, `cols` and `free` it
+    /// goes to, zeros for the others.
+    to: [[u32; 3]; MAX_N as usize],
+    /// The shift of the column of row `n - 3` into the low half of a key, when it goes in
+    /// none of the three (32 when it does).
+    step_low_shift: u8,
+    /// The shifts of the column of row `n - 2` into the high and the low half of a key (32
+    /// for the half it is not in).
+    pen_shifts: [u8; 2],
+}
+
+impl Shared<'_> {
+    /// The history words the rows of this search need.
+    pub(super) fn words(&self) -> usize {
+        self.words
+    }
 }
 
 /// One search in progress: its open nodes, with `F` fields each (4 without history).
@@ -129,31 +155,22 @@ impl<const F: usize> Search<F> {
         // The lowest untried square of every node; nodes with squares left stay open.
         let bit = free.lowest();
         let rest = free.xor(bit);
-        let keep = k & rest.nonzero();
+        // With keys, `free` also holds history above the board's squares (see [`History`]).
+        let squares = if S::KEYS {
+            rest.and(V::splat(sh.cols_full))
+        } else {
+            rest
+        };
+        let keep = k & squares.nonzero();
         pack(this, COLS, base, cols, keep);
         pack(this, UP, base, up, keep);
         pack(this, DOWN, base, down, keep);
         pack(this, FREE, base, rest, keep);
-
-        // The children's history: the parent's, and this row's column in its word.
-        let mut words = [V::splat(0); MAX_WORDS];
-        if S::HISTORY {
-            let i = r - sh.first;
-            let column = bit.index().shl(BITS_PER_ROW * (i % ROWS_PER_WORD));
-            for (w, word) in words.iter_mut().enumerate().take(sh.words) {
-                let parent = get(this, WORDS + w, base);
-                pack(this, WORDS + w, base, parent, keep);
-                *word = if w == i / ROWS_PER_WORD {
-                    parent.or(column)
-                } else {
-                    parent
-                };
-            }
-        }
+        let h = History::of::<S, F>(this, sh, r, base, keep, bit, free);
         self.set_len(r, base + keep.count_ones() as usize, lanes);
 
         // The children: the attacks on row r + 1.
-        let c = cols.or(bit);
+        let c = cols.or(bit).or(h.cols);
         let (u, d) = if G {
             let g = sh.gap[r] as usize;
             (up.or(bit).shl(g), down.or(bit).shr(g))
@@ -188,7 +205,11 @@ impl<const F: usize> Search<F> {
             let yx = apart & pen.and(y).nonzero() & last.and(x).nonzero();
             sink.add(xy.count_ones() + yx.count_ones());
             if S::HISTORY && xy | yx != 0 {
-                settle(sh, xy, yx, x, y, &words, sink);
+                if S::KEYS {
+                    settle_keys(sh, xy, yx, x, y, h.low(sh, c, bit), h.words[0], sink);
+                } else {
+                    settle(sh, xy, yx, x, y, &h.words, sink);
+                }
             }
         } else {
             let child_free = attacked.and_not(V::splat(sh.allow[r + 1]));
@@ -201,9 +222,9 @@ impl<const F: usize> Search<F> {
             pack(next, COLS, end, c, live);
             pack(next, UP, end, u, live);
             pack(next, DOWN, end, d, live);
-            pack(next, FREE, end, child_free, live);
+            pack(next, FREE, end, child_free.or(h.free), live);
             if S::HISTORY {
-                for (w, word) in words.iter().enumerate().take(sh.words) {
+                for (w, word) in h.words.iter().enumerate().take(S::words(sh)) {
                     pack(next, WORDS + w, end, *word, live);
                 }
             }
@@ -212,12 +233,102 @@ impl<const F: usize> Search<F> {
     }
 }
 
+/// The history a step hands to its children: the parent's, and this row's column.
+///
+/// In the history words (`words[i / ROWS_PER_WORD]`, [`history_shift`]); or, searching for keys
+/// ([`Sink::KEYS`]), one word and the board's spare bits: rows 0 to 5 below the first in the
+/// word, rows 6 and 7 in the top ten bits of `cols`, rows 8 and 9 in those of `free` (boards up
+/// to [`KEY_MAX_N`] columns leave them unused; `cols` goes to the children with its bits and
+/// `free` is made anew for them, so the step adds its bits back), rows 10 and 11 (the last two
+/// before the two settled rows) only in the settling step itself. One word fewer to load and
+/// pack at every step.
+#[derive(Clone, Copy)]
+pub(super) struct History<V> {
+    words: [V; MAX_WORDS],
+    /// The bits to add to the children's `cols`.
+    cols: V,
+    /// The bits to add to the children's `free` (the parent's, and this row's).
+    free: V,
+}
+
+impl<V: Vector> History<V> {
+    /// The history of the children of a step at row `r`, whose nodes at `base` of `row` had
+    /// `free` squares and took `bit`: the parent's words are packed back to the `keep` lanes.
+    ///
+    /// # Safety
+    /// The processor must have `V`'s features.
+    #[inline(always)]
+    unsafe fn of<S: Sink, const F: usize>(
+        row: &mut Row<F>,
+        sh: &Shared,
+        r: usize,
+        base: usize,
+        keep: u32,
+        bit: V,
+        free: V,
+    ) -> History<V> {
+        let mut h = History {
+            words: [V::splat(0); MAX_WORDS],
+            cols: V::splat(0),
+            free: V::splat(0),
+        };
+        if !S::HISTORY {
+            return h;
+        }
+        let i = r - sh.first;
+        let column = bit.index();
+        let (at, slot) = match &sh.keys {
+            Some(layout) if S::KEYS => {
+                let i = i & (MAX_N as usize - 1);
+                let shifted = column.shl(usize::from(layout.at[i]));
+                let [word, cols, in_free] = layout.to[i];
+                h.cols = shifted.and(V::splat(cols));
+                h.free = free.and(V::splat(SPARE)).or(shifted.and(V::splat(in_free)));
+                (shifted.and(V::splat(word)), 0)
+            }
+            _ => (column.shl(history_shift(i)), i / ROWS_PER_WORD),
+        };
+        for (w, word) in h.words.iter_mut().enumerate().take(S::words(sh)) {
+            debug_assert!(base + sh.lanes <= CAP);
+            let parent = V::load(row[WORDS + w].as_ptr().add(base));
+            parent.compress_store(keep, row[WORDS + w].as_mut_ptr().add(base));
+            *word = if w == slot { parent.or(at) } else { parent };
+        }
+        h
+    }
+
+    /// The low half of the keys of a settling step's solutions (rows 6 to 11 below the first,
+    /// the first highest), but for row `n - 2`: from `cols` (the step's children's, `c`), from
+    /// the history in `free`, and this row's column `bit` where it goes in no slot.
+    ///
+    /// # Safety
+    /// The processor must have `V`'s features.
+    #[inline(always)]
+    unsafe fn low(&self, sh: &Shared, c: V, bit: V) -> V {
+        // Rows 6 and 7 from bits 27 and 22 of `cols` to 25 and 20; rows 8 and 9 from those of
+        // `free` to 15 and 10.
+        let from_cols = c.shr(2).and(V::splat(0x3ff << 20));
+        let from_free = self.free.shr(12).and(V::splat(0x3ff << 10));
+        let step = sh.keys.as_ref().map_or(NOWHERE, |k| k.step_low_shift);
+        from_cols
+            .or(from_free)
+            .or(bit.index().shl(usize::from(step)))
+    }
+}
+
+/// The bits of `cols` and `free` that hold history in a search for keys (see [`History`]).
+const SPARE: u32 = !0 << 22;
+/// The largest board a search for keys takes: its columns must leave [`SPARE`] unused.
+pub(super) const KEY_MAX_N: u32 = 22;
+
 /// Hands the solutions of one step, lanes `xy` (`x` then `y`) and `yx`, to `sink`.
+///
+/// Inlined into the step, so that it runs with the instruction set of the entry point (a
+/// function of its own would call each vector operation out of line).
 ///
 /// # Safety
 /// The processor must have `V`'s features.
-#[cold]
-#[inline(never)]
+#[inline(always)]
 pub(super) unsafe fn settle<V: Vector, S: Sink>(
     sh: &Shared,
     xy: u32,
@@ -254,11 +365,47 @@ pub(super) unsafe fn settle<V: Vector, S: Sink>(
     }
 }
 
+/// Hands the keys of the solutions of one step, lanes `xy` (`x` then `y`) and `yx`, to `sink`
+/// ([`Sink::keys`]): the high half from the history word, the low half from the step's
+/// ([`History::low`]), the column of row `n - 2` added to the half it goes in; packed by
+/// lane mask, for all lanes at once.
+///
+/// # Safety
+/// The processor must have `V`'s features, and the search at most [`KEY_ROWS`] rows before
+/// its last.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(super) unsafe fn settle_keys<V: Vector, S: Sink>(
+    sh: &Shared,
+    xy: u32,
+    yx: u32,
+    x: V,
+    y: V,
+    low: V,
+    high: V,
+    sink: &mut S,
+) {
+    let pen_shifts = sh.keys.as_ref().map_or([NOWHERE; 2], |k| k.pen_shifts);
+    let room = sink.key_room();
+    let mut k = 0;
+    for (lanes, pen) in [(xy, x), (yx, y)] {
+        let column = pen.index();
+        let h = high.or(column.shl(usize::from(pen_shifts[0])));
+        let l = low.or(column.shl(usize::from(pen_shifts[1])));
+        h.compress_store(lanes, room.high.as_mut_ptr().add(k));
+        l.compress_store(lanes, room.low.as_mut_ptr().add(k));
+        k += lanes.count_ones() as usize;
+    }
+    sink.keys(k);
+}
+
 thread_local! {
     /// Each thread's searches, kept between calls (zeroing them anew would cost more than
     /// small searches).
     pub(super) static COUNTING: RefCell<Option<Box<[Search<4>; WAYS]>>> = const { RefCell::new(None) };
     pub(super) static RECORDING: RefCell<Option<Box<[Search<{ WORDS + MAX_WORDS }>; WAYS]>>> =
+        const { RefCell::new(None) };
+    pub(super) static KEYING: RefCell<Option<Box<[Search<{ WORDS + KEY_WORDS }>; WAYS]>>> =
         const { RefCell::new(None) };
 }
 
@@ -272,6 +419,44 @@ pub(super) fn with_searches<const F: usize, R>(
         Ok(mut slot) => f(slot.get_or_insert_with(fresh)),
         Err(_) => f(&mut fresh()),
     })
+}
+
+/// A shift by which a lane's value leaves nothing.
+const NOWHERE: u8 = 32;
+
+impl KeyLayout {
+    /// The layout of a search for keys of rows `first..n`.
+    fn new(n: usize, first: usize) -> KeyLayout {
+        assert!(n <= KEY_MAX_N as usize && n - 2 - first < KEY_ROWS);
+        let mut layout = KeyLayout {
+            at: [0; MAX_N as usize],
+            to: [[0; 3]; MAX_N as usize],
+            step_low_shift: NOWHERE,
+            pen_shifts: [NOWHERE; 2],
+        };
+        // Row n - 3, settled in its own step, goes in the low half itself when it is the 11th.
+        let settling = n - 3 - first;
+        for i in 0..=settling.min(9) {
+            // The top ten bits of `cols` or `free`: the first of two rows at 27, the second at
+            // 22.
+            let spare = |second: usize| (27 - 5 * second) as u8;
+            (layout.at[i], layout.to[i]) = match i {
+                0..6 => (history_shift(i) as u8, [!0, 0, 0]),
+                6 | 7 => (spare(i - 6), [0, !0, 0]),
+                _ => (spare(i - 8), [0, 0, !0]),
+            };
+        }
+        if settling == 10 {
+            layout.step_low_shift = key_shift(10) as u8;
+        }
+        let pen = n - 2 - first;
+        layout.pen_shifts = if pen < ROWS_PER_WORD {
+            [history_shift(pen) as u8, NOWHERE]
+        } else {
+            [NOWHERE, key_shift(pen) as u8]
+        };
+        layout
+    }
 }
 
 /// The search itself (see the module documentation), for any [`Vector`]; inlined into one
@@ -317,9 +502,10 @@ pub(super) unsafe fn run<V: Vector, S: Sink, const F: usize, const G: bool>(
             Some(g) => Checks::new(n, &rows.allow, g.gap),
             None => Checks::new(0, &rows.allow, &[1; MAX_N as usize]),
         },
+        keys: S::KEYS.then(|| KeyLayout::new(n, first)),
     };
     debug_assert!(G == gapped.is_some());
-    debug_assert!(WORDS + sh.words <= F);
+    debug_assert!(WORDS + S::words(&sh) <= F && sh.words <= S::words(&sh));
     let free = !(m.cols | m.diag_up | m.diag_down) & rows.allow[first];
     if free == 0 {
         return;

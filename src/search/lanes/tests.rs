@@ -259,6 +259,97 @@ fn visits_the_largest_boards() {
     }
 }
 
+/// The solutions `keys` of [`visit_keys`] name, as the columns of their rows (the last row
+/// the column left of `free`, the columns of the rows below the prefix).
+fn decoded(keys: &[u64], rows: usize, free: u32) -> Vec<Vec<u8>> {
+    let mut all: Vec<Vec<u8>> = keys
+        .iter()
+        .map(|&k| {
+            let mut tail: Vec<u8> = (0..rows - 1).map(|i| key_column(k, i) as u8).collect();
+            let used = tail.iter().fold(0u32, |u, &c| u | 1 << c);
+            tail.push((free & !used).trailing_zeros() as u8);
+            tail
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// The keys of [`visit_keys`] name exactly the solutions [`visit`] finds, and sort as
+    /// they do, on every kernel, with and without the small-tree cut-over: boards to
+    /// [`scheduler::KEY_MAX_N`] columns, from 3 to 13 rows below the prefix (so every place a
+    /// row's column takes in a key: the word, the spare bits of `cols` and `free`, the step
+    /// itself), sparse rows around a known solution as above, random deadlines.
+    #[test]
+    fn keys_name_the_visited_solutions(
+        n in 5u32..=scheduler::KEY_MAX_N,
+        below in 3u32..=KEY_ROWS as u32 + 1,
+        extra in proptest::collection::vec(any::<u32>(), 32),
+        density in 0u32..3,
+        dead_row in 0usize..40,
+        dead_cols in any::<u32>(),
+    ) {
+        prop_assume!(below <= n && n >= 6);
+        let first = n - below;
+        let full = full_mask(n);
+        let c = crate::solutions::construct(n).unwrap().unwrap();
+        let col = |r: usize| c.column(r as u32 + 1).unwrap() - 1;
+        let mut allow = [0u32; 32];
+        for r in 0..n as usize {
+            let thin = (0..=density).fold(extra[r], |x, i| x & extra[(r + 7 * i as usize + 5) % 32]);
+            allow[r] = (1 << col(r) | thin) & full;
+        }
+        let taken = (0..=dead_row.min(n as usize - 1)).fold(0, |t, r| t | 1 << col(r));
+        let rows = Rows { allow, deadline: (dead_row, dead_cols & taken) };
+        let m = (0..first as usize).fold(Masks::EMPTY, |m, r| m.place(1 << col(r)));
+        prop_assume!(small(n, first as usize, m, &rows, &mut 300_000));
+        let mut want = Vec::new();
+        visit(from_rows(0, Kernel::Dfs), n, first, m, &rows, |tail| want.push(tail.to_vec()));
+        want.sort();
+        prop_assert!(want.iter().any(|t| t[..] == (first as usize..n as usize).map(|r| col(r) as u8).collect::<Vec<_>>()[..]));
+        for k in kernels() {
+            for min_rows in [0, MIN_ROWS] {
+                let mut keys = Vec::new();
+                visit_keys(from_rows(min_rows, k), n, first, m, &rows, |batch| keys.extend_from_slice(batch));
+                let got = decoded(&keys, below as usize, full & !m.cols);
+                prop_assert_eq!(&got, &want, "{:?} from {}", k, min_rows);
+                // Keys sort as their solutions.
+                keys.sort();
+                prop_assert_eq!(decoded(&keys, below as usize, full & !m.cols), want.clone());
+                let mut in_key_order = keys.clone();
+                in_key_order.dedup();
+                prop_assert_eq!(in_key_order.len(), keys.len());
+            }
+        }
+    }
+}
+
+#[test]
+fn keys_pack_rows_and_sum_columns() {
+    let cols = [3u8, 31, 0, 7, 12, 5, 30, 1, 9, 2, 17, 26];
+    let key = key_of(&cols);
+    assert!(key < 1 << 60);
+    for (i, &c) in cols.iter().enumerate() {
+        assert_eq!(key_column(key, i), u32::from(c));
+    }
+    for j in 0..6 {
+        assert_eq!(
+            key_pair(key, j),
+            u32::from(cols[2 * j]) << 5 | u32::from(cols[2 * j + 1])
+        );
+    }
+    assert_eq!(
+        key_sum(key),
+        cols.iter().map(|&c| u32::from(c)).sum::<u32>()
+    );
+    assert_eq!(key_sum(key_of(&[31; 12])), 372);
+    assert_eq!(key_sum(key_of(&[4, 9])), 13);
+    // The first row weighs most.
+    assert!(key_of(&[1, 0, 0]) > key_of(&[0, 31, 31]));
+}
+
 /// Every operation of the vector `V` on lanes `a`, `b`, `c` (as many as `V` has) against the
 /// same operation on each lane. `keep` chooses lanes for the compress operation and for lanes
 /// made equal; `by` the shift count.

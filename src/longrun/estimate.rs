@@ -523,7 +523,7 @@ mod tests {
         )
         .is_err());
         let list = |n, squares: &[(u32, u32)]| listing(&at(n, squares), Kind::Columns, None, 2);
-        assert!(list(21, &[(10, 10)]).check(None).is_err());
+        assert!(list(22, &[(11, 11)]).check(None).is_err());
         let small = list(13, &[(7, 7)]);
         assert!(small.check(None).is_ok());
         let e = small.check(Some(4096)).unwrap_err();

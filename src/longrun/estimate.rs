@@ -127,11 +127,11 @@ pub struct ListingEstimate {
 }
 
 /// CPU nanoseconds per solution a listing walks (the search, its sort, handing each solution
-/// over): 80–98 ns at N = 14 to 16 on one thread of the development VM, busy
+/// over): 101–119 ns at N = 15 and 16 on one thread of the development VM
 /// (`results/2026-12-03-listing-speed/NOTE.md`); 550 ns before the lane search.
-const LIST_NS_PER_SOLUTION: f64 = 100.0;
-/// CPU nanoseconds per byte a listing writes (formatting, copying, the write calls): 0.08 ns
-/// (`board` against `columns`, same note).
+const LIST_NS_PER_SOLUTION: f64 = 110.0;
+/// CPU nanoseconds per byte a listing writes (formatting, copying, the write calls): 0.05 ns
+/// (`board` against `columns`, same note), rounded up.
 const LIST_NS_PER_BYTE: f64 = 0.1;
 
 /// The estimate of listing `job`'s solutions in `format` on `threads` threads, up to `limit`

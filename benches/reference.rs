@@ -4,7 +4,8 @@
 //! The C counter runs as a child process (start-up is about a millisecond, under 0.2 % here).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use nqueens::{known, serial_count, Engine, Job, NoObserver, Plan, RunOptions};
+use nqueens::bench::serial_count;
+use nqueens::{known, Engine, Job, Plan};
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
@@ -64,15 +65,7 @@ fn reference(c: &mut Criterion) {
                 .with_default_split_depth(t);
             let plan = Arc::new(Plan::new(job));
             group.bench_function(format!("engine-mirror-{t}t"), |b| {
-                b.iter(|| {
-                    assert_eq!(
-                        engine
-                            .run(&plan, &RunOptions::default(), &mut NoObserver)
-                            .counts
-                            .total,
-                        total
-                    )
-                })
+                b.iter(|| assert_eq!(engine.count(plan.job()).unwrap().counts.total, total))
             });
         }
         group.finish();

@@ -7,7 +7,8 @@
 //! closure, so only whole runs are measured. Throughput is in solutions.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use nqueens::{known, serial_count, Engine, Job, NoObserver, Plan, RunOptions};
+use nqueens::bench::serial_count;
+use nqueens::{known, Engine, Job, Plan};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -48,7 +49,7 @@ fn scaling(c: &mut Criterion) {
                 );
                 group.bench_with_input(id, &plan, |b, plan| {
                     b.iter(|| {
-                        let out = engine.run(plan, &RunOptions::default(), &mut NoObserver);
+                        let out = engine.count(plan.job()).unwrap();
                         assert_eq!(out.counts.total, total)
                     })
                 });

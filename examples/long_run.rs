@@ -4,9 +4,7 @@
 //! `cargo run --release --example long_run -- 18 /tmp/n18.ckpt`.
 
 use nqueens::longrun::{Finish, LogLines, Run};
-use nqueens::{Engine, Job};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use nqueens::{Cancel, Engine, Job};
 use std::time::Duration;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -16,11 +14,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let engine = Engine::with_all_cores()?;
     let job = Job::new(n)?.with_unique(true);
     loop {
-        let stop = Arc::new(AtomicBool::new(false));
+        let stop = Cancel::new();
         let timer = stop.clone();
         std::thread::spawn(move || {
             std::thread::sleep(Duration::from_secs(1));
-            timer.store(true, Ordering::Relaxed);
+            timer.cancel();
         });
         let run = Run::new(job.clone())
             .checkpoint(&ckpt, Duration::from_secs(10))

@@ -121,6 +121,15 @@ pub enum Error {
         /// What failed, as the OpenCL layer says it.
         reason: String,
     },
+    /// A count was cancelled ([`crate::Cancel`]) before it had counted every unit: no count
+    /// is given (a long run keeps what it finished in its checkpoint).
+    #[error("the count was cancelled after {done} of {of} units")]
+    Cancelled {
+        /// Units counted.
+        done: usize,
+        /// Units of the count.
+        of: usize,
+    },
     /// A count over chosen units stopped before it had counted them all (a device counting
     /// alone failed).
     #[error("the recount stopped after {done} of {of} units")]

@@ -10,22 +10,25 @@
 //! hours, checkpoints, shards, audits and merges ([`longrun`]).
 //!
 //! ```
-//! use nqueens::{count, Job, Method};
+//! use nqueens::{Engine, Job, Method};
 //!
 //! let job = Job::new(10)?.with_method(Method::Mirror).with_split_depth(3)?;
-//! let report = count(&job, 2)?;
+//! let report = Engine::new(2)?.count(&job)?;
 //! assert_eq!(report.counts.total, 724);
 //! assert_eq!(nqueens::known::published(10).unwrap().total, 724);
 //! # Ok::<(), nqueens::Error>(())
 //! ```
+//!
+//! A count that tells how far it is and can be stopped: [`Engine::count_with`], with a
+//! [`longrun::Watch`] (`()` for none, [`longrun::LogLines`] for log lines) and a [`Cancel`]; a long
+//! run ([`longrun::Run`]) takes the same watch and cancel.
 //!
 //! A long count checkpoints as it goes: stopped (here at once, as a signal handler would stop
 //! it), it keeps what it finished; run again, it resumes there.
 //!
 //! ```
 //! use nqueens::longrun::{Finish, Run};
-//! use nqueens::{Engine, Job};
-//! use std::sync::{atomic::AtomicBool, Arc};
+//! use nqueens::{Cancel, Engine, Job};
 //! use std::time::Duration;
 //!
 //! let ckpt = std::env::temp_dir().join(format!("nqueens-doc-{}.ckpt", std::process::id()));
@@ -33,7 +36,11 @@
 //! let job = Job::new(12)?.with_unique(true);
 //! let stopped = Run::new(job.clone())
 //!     .checkpoint(&ckpt, Duration::from_secs(60))
-//!     .cancel_on(Arc::new(AtomicBool::new(true)));
+//!     .cancel_on({
+//!         let stop = Cancel::new();
+//!         stop.cancel();
+//!         stop
+//!     });
 //! assert!(matches!(stopped.prepare(&engine)?.execute(&engine, &mut ())?, Finish::Stopped { .. }));
 //!
 //! let again = Run::new(job).checkpoint(&ckpt, Duration::from_secs(60));
@@ -59,6 +66,7 @@
 
 #[cfg(feature = "bench")]
 pub mod bench;
+mod cancel;
 mod engine;
 mod error;
 pub mod format;
@@ -74,10 +82,8 @@ mod search;
 mod skip;
 pub mod solutions;
 
-pub use engine::{
-    count, serial_count, DeviceRun, Devices, Engine, NoObserver, Observer, Outcome, Report,
-    RunOptions, UnitTiming, LANE_MIN_ROWS, MAX_THREADS,
-};
+pub use cancel::Cancel;
+pub use engine::{DeviceRun, Devices, Engine, Report, UnitTiming, LANE_MIN_ROWS, MAX_THREADS};
 pub use error::{Attack, Class, Classify, Error, Result};
 pub use names::Named;
 pub use plan::{check_n, Job, Plan, Queen, MAX_SPLIT_DEPTH};

@@ -1,9 +1,11 @@
 //! The counting paths against the naive solver and the published table.
 
+use crate::common::count;
 use crate::common::{assert_ran_on, kernels, naive_count, naive_unique};
+use nqueens::bench::serial_count;
 use nqueens::known::{published, MAX_KNOWN_N, TABLE};
 use nqueens::Kernel;
-use nqueens::{count, serial_count, Engine, Job, Method};
+use nqueens::{Engine, Job, Method};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -278,6 +280,52 @@ fn proptest_seed_files_belong_to_sources() {
         if p.extension().is_some_and(|x| x == "proptest-regressions") {
             let source = p.with_extension("rs");
             assert!(source.exists(), "{} belongs to no test file", p.display());
+        }
+    }
+}
+
+/// Issue 34, item 1: the quick count with a watch and a cancel. The watch hears each unit once
+/// (their counts sum to the report's) and the progress ends at every unit; a cancelled count
+/// gives no count.
+#[test]
+fn count_with_tells_each_unit_and_stops_when_cancelled() {
+    #[derive(Default)]
+    struct Seen {
+        units: BTreeMap<u32, nqueens::Counts>,
+        last: Option<nqueens::longrun::Progress>,
+    }
+    impl nqueens::longrun::Watch for Seen {
+        fn progress(&mut self, p: &nqueens::longrun::Progress) {
+            self.last = Some(*p);
+        }
+        fn unit_done(&mut self, index: u32, counts: nqueens::Counts, _: &nqueens::UnitTiming) {
+            assert!(
+                self.units.insert(index, counts).is_none(),
+                "unit {index} twice"
+            );
+        }
+    }
+    let job = Job::new(12).unwrap().with_unique(true);
+    for threads in [1, 3] {
+        let engine = Engine::new(threads).unwrap();
+        let mut seen = Seen::default();
+        let r = engine
+            .count_with(&job, &mut seen, &nqueens::Cancel::new())
+            .unwrap();
+        assert_eq!(
+            (r.counts.total, r.counts.unique, r.unique),
+            (14200, 1787, true)
+        );
+        assert_eq!(seen.units.len(), r.units);
+        let sum: u128 = seen.units.values().map(|c| c.total).sum();
+        assert_eq!(sum, 14200);
+        let last = seen.last.expect("progress told");
+        assert_eq!((last.units_done, last.units_total), (r.units, r.units));
+        let cancel = nqueens::Cancel::new();
+        cancel.cancel();
+        match engine.count_with(&job, &mut Seen::default(), &cancel) {
+            Err(nqueens::Error::Cancelled { done, of }) => assert!(done < of && of == r.units),
+            other => panic!("{other:?}"),
         }
     }
 }

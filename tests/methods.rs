@@ -3,6 +3,7 @@
 //! pre-placed queens, node counts, and the command line.
 
 use crate::common;
+use crate::common::count;
 use crate::common::nq;
 
 use crate::common::{
@@ -11,10 +12,9 @@ use crate::common::{
 use nqueens::known::published;
 use nqueens::longrun::audit::Sample;
 use nqueens::Kernel;
-use nqueens::{count, Counts, Engine, Job, Method, Observer, Plan, Queen, RunOptions, UnitTiming};
+use nqueens::{Counts, Engine, Job, Method, Plan, Queen};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
-use std::ops::ControlFlow;
 use std::sync::Arc;
 
 /// The lane threshold of the checks on small boards: every tree of three rows or more runs on
@@ -201,11 +201,11 @@ struct Large {
 /// lanes likewise); for a d4 unit or a symmetric frame, every row below the prefix
 /// (`search/bounded.rs`, one loop per row).
 fn searched_rows(plan: &Plan, u: &nqueens::Unit) -> u32 {
-    let (n, depth) = (plan.job().n(), u32::from(u.depth));
-    if plan.method() != Method::Edge || u.weight != 8 {
+    let (n, depth) = (plan.job().n(), u.prefix().len() as u32);
+    if plan.method() != Method::Edge || u.weight() != 8 {
         return n - depth;
     }
-    let [_, _, left, right] = u.frame.map(u32::from);
+    let [_, _, left, right] = u.frame().map(u32::from);
     let placed: Vec<u32> = plan
         .job()
         .placed()
@@ -220,7 +220,7 @@ fn searched_rows(plan: &Plan, u: &nqueens::Unit) -> u32 {
 /// Whether an edge unit's edge queens attack a pre-placed queen (its search then finds nothing).
 fn frame_clashes(plan: &Plan, u: &nqueens::Unit) -> bool {
     let m = plan.job().n() - 1;
-    let [top, bottom, left, right] = u.frame.map(u32::from);
+    let [top, bottom, left, right] = u.frame().map(u32::from);
     let edge = [(0, top), (m, bottom), (left, 0), (right, m)];
     plan.method() == Method::Edge
         && edge.iter().any(|&(r, c)| {
@@ -347,8 +347,8 @@ fn large_case((n, method, centre, draw, pool, extras): LargeSpec) -> Large {
     for &extra in extras {
         let kind = |u: &nqueens::Unit| match extra {
             Extra::Any => true,
-            Extra::Free(rows) => u.weight == 8 && searched_rows(&plan, u) == rows,
-            Extra::Symmetric => u.weight != 8,
+            Extra::Free(rows) => u.weight() == 8 && searched_rows(&plan, u) == rows,
+            Extra::Symmetric => u.weight() != 8,
         };
         let found = live
             .iter()
@@ -372,7 +372,7 @@ fn large_case((n, method, centre, draw, pool, extras): LargeSpec) -> Large {
 
 /// Counts the units of the boards `specs` ([`large_cases`]) on the depth-first kernel, the
 /// portable lanes and the fastest lanes, asserts that the three agree unit by unit (total and
-/// unique) and that each run searched where its kernel says, and returns the numbers of rows
+/// unique), and returns the numbers of rows
 /// searched ([`searched_rows`]) by the units with solutions: edge's free rows, and the rows of
 /// the per-row search.
 fn large_units_agree(specs: &[LargeSpec]) -> (BTreeSet<u32>, BTreeSet<u32>) {
@@ -382,44 +382,23 @@ fn large_units_agree(specs: &[LargeSpec]) -> (BTreeSet<u32>, BTreeSet<u32>) {
     three.dedup();
     let available = kernels();
     assert!(three.iter().all(|k| available.contains(k)), "{three:?}");
-    struct Collect(BTreeMap<u32, Counts>);
-    impl Observer for Collect {
-        fn unit_done(&mut self, u: &nqueens::Unit, c: Counts, _: UnitTiming) -> ControlFlow<()> {
-            assert!(
-                self.0.insert(u.index, c).is_none(),
-                "unit {} twice",
-                u.index
-            );
-            ControlFlow::Continue(())
-        }
-    }
-    // The kernels side by side, each on 2 threads: the depth-first one takes longest.
+    // The kernels side by side, each on a thread of its own (as the engine's workers do, one
+    // unit at a time): the depth-first one takes longest. Where the searches of a whole count
+    // run (on the lanes or depth first) is checked by `common::assert_ran_on`.
     let counted: Vec<Vec<BTreeMap<u32, Counts>>> = std::thread::scope(|s| {
         let runs: Vec<_> = three
             .iter()
             .map(|&kernel| {
                 let cases = &cases;
                 s.spawn(move || {
-                    let engine = Engine::new(2).unwrap().with_kernel(kernel).unwrap();
-                    assert_eq!(engine.kernel(), kernel);
                     cases
                         .iter()
                         .map(|case| {
-                            let opts = RunOptions {
-                                units: Some(case.units.clone()),
-                                ..RunOptions::default()
-                            };
-                            let mut seen = Collect(BTreeMap::new());
-                            let out = engine.run(&case.plan, &opts, &mut seen);
-                            let what = format!("{}, {kernel}", case.what);
-                            assert!(!out.interrupted, "{what}");
-                            assert_eq!(out.units_done, case.units.len(), "{what}");
-                            common::assert_searched_on(out.searches, kernel, &what);
-                            if kernel != Kernel::Dfs {
-                                // Every search of these units has 10 rows or more: all on lanes.
-                                assert_eq!(out.searches.depth_first, 0, "{what}");
-                            }
-                            seen.0
+                            let plan = &case.plan;
+                            case.units
+                                .iter()
+                                .map(|&i| (i, plan.count_unit(&plan.units()[i as usize], kernel)))
+                                .collect()
                         })
                         .collect()
                 })
@@ -437,7 +416,7 @@ fn large_units_agree(specs: &[LargeSpec]) -> (BTreeSet<u32>, BTreeSet<u32>) {
                 "{}, unit {i} (prefix {:?}, frame {:?}, {searched} rows searched)",
                 case.what,
                 u.prefix(),
-                u.frame
+                u.frame()
             );
             let each: Vec<Counts> = counted.iter().map(|run| run[c][&i]).collect();
             let said: Vec<String> = three
@@ -451,7 +430,7 @@ fn large_units_agree(specs: &[LargeSpec]) -> (BTreeSet<u32>, BTreeSet<u32>) {
                 said.join(", ")
             );
             let want = each[0];
-            if case.plan.method() == Method::Edge && u.weight == 8 {
+            if case.plan.method() == Method::Edge && u.weight() == 8 {
                 // A frame without symmetry: every solution found is a class of eight.
                 assert_eq!(want.total, 8 * want.unique, "{what}");
             }
@@ -463,7 +442,7 @@ fn large_units_agree(specs: &[LargeSpec]) -> (BTreeSet<u32>, BTreeSet<u32>) {
                 assert!(want.total > 0, "{what}: no solution");
             }
             if want.total > 0 {
-                if case.plan.method() == Method::Edge && u.weight == 8 {
+                if case.plan.method() == Method::Edge && u.weight() == 8 {
                     free.insert(searched);
                 } else {
                     rows.insert(searched);

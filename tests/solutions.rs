@@ -1,12 +1,13 @@
 //! The solution paths of the library (explicit construction, streaming listing, formats,
 //! pre-placed queens, UVa 750) against the naive solver and independent validators.
 
+use crate::common::count;
 use crate::common::{images, naive_solutions};
 use nqueens::format::{Kind, Printer};
 use nqueens::known::published;
 use nqueens::solutions::uva750;
 use nqueens::solutions::{construct, for_each_solution, write_solutions, WriteError, WriteOptions};
-use nqueens::{count, Error, Job, Method, Queen};
+use nqueens::{Error, Job, Method, Queen};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;

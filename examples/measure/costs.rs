@@ -106,7 +106,7 @@ fn unit_times(n: u32, depth: Option<u32>) {
     for (u, e) in plan.units().iter().zip(plan.costs()) {
         let t = Instant::now();
         std::hint::black_box(plan.count_unit(u, Kernel::best()));
-        println!("{}\t{e}\t{:.6}", u.index, t.elapsed().as_secs_f64());
+        println!("{}\t{e}\t{:.6}", u.index(), t.elapsed().as_secs_f64());
     }
 }
 

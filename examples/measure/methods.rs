@@ -3,13 +3,11 @@
 //! `cargo run --release --example methods -- 16 17` (N values; `NQUEENS_REPS` runs each, default 3).
 //! Prints one line per measurement: the median wall time of the repetitions.
 
+use nqueens::bench::serial_count;
+use nqueens::longrun::Watch;
 use nqueens::Kernel;
 use nqueens::UnitTiming;
-use nqueens::{
-    known, serial_count, Counts, Engine, Job, Method, NoObserver, Observer, Plan, RunOptions, Unit,
-};
-use std::ops::ControlFlow;
-use std::sync::Arc;
+use nqueens::{known, Cancel, Counts, Engine, Job, Method, Plan};
 use std::time::Instant;
 
 /// Busy time per worker: on a loaded machine wall time says little about scaling, but the
@@ -17,13 +15,15 @@ use std::time::Instant;
 #[derive(Default)]
 struct Busy(Vec<f64>);
 
-impl Observer for Busy {
-    fn unit_done(&mut self, _: &Unit, _: Counts, t: UnitTiming) -> ControlFlow<()> {
+impl Watch for Busy {
+    fn wants_progress(&self) -> bool {
+        false
+    }
+    fn unit_done(&mut self, _: u32, _: Counts, t: &UnitTiming) {
         if self.0.len() <= t.worker {
             self.0.resize(t.worker + 1, 0.0);
         }
         self.0[t.worker] += t.elapsed.as_secs_f64();
-        ControlFlow::Continue(())
     }
 }
 
@@ -76,8 +76,7 @@ fn main() {
                     .with_unique(true)
                     .with_default_split_depth(*threads);
                 let t = Instant::now();
-                let plan = Arc::new(Plan::new(job));
-                let out = e.run(&plan, &RunOptions::default(), &mut NoObserver);
+                let out = e.count(&job).unwrap();
                 times.push(t.elapsed().as_secs_f64());
                 assert_eq!((out.counts.total, out.counts.unique), (p.total, p.unique));
             }
@@ -107,7 +106,7 @@ fn main() {
             .with_unique(true)
             .with_default_split_depth(2);
         let mut busy = Busy::default();
-        e.run(&Arc::new(Plan::new(job)), &RunOptions::default(), &mut busy);
+        e.count_with(&job, &mut busy, &Cancel::new()).unwrap();
         let max = busy.0.iter().copied().fold(0.0, f64::max);
         println!(
             "n={n} d4-2t balance: busy per worker {:?} s, sum / (2 x max) = {:.3}",

@@ -13,18 +13,20 @@
 use nqueens::known::published;
 use nqueens::longrun::Identity;
 use nqueens::longrun::Run;
+use nqueens::longrun::Watch;
 use nqueens::longrun::{ShardResult, ShardSpec};
-use nqueens::{Counts, Engine, Job, Observer, Plan, RunOptions, Unit, UnitTiming};
+use nqueens::{Cancel, Counts, Engine, Job, Plan, UnitTiming};
 use std::collections::BTreeMap;
-use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
 
 struct Collect(BTreeMap<u32, Counts>);
-impl Observer for Collect {
-    fn unit_done(&mut self, u: &Unit, c: Counts, _: UnitTiming) -> ControlFlow<()> {
-        self.0.insert(u.index, c);
-        ControlFlow::Continue(())
+impl Watch for Collect {
+    fn wants_progress(&self) -> bool {
+        false
+    }
+    fn unit_done(&mut self, index: u32, c: Counts, _: &UnitTiming) {
+        self.0.insert(index, c);
     }
 }
 
@@ -64,7 +66,9 @@ fn main() {
     let small = Arc::new(plan(n, m, true));
     let engine = Engine::new(num_cpus::get()).unwrap();
     let mut seen = Collect(BTreeMap::new());
-    engine.run(&small, &RunOptions::default(), &mut seen);
+    engine
+        .count_with(small.job(), &mut seen, &Cancel::new())
+        .unwrap();
     let counts = seen.0;
     let units = counts.len();
     let total: u128 = counts.values().map(|c| c.total).sum();

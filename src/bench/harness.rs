@@ -11,11 +11,12 @@
 use super::report::{Results, Row, Solver, SCHEMA_VERSION};
 use super::timing::{real_clocks, timed_run, TimedRun};
 use super::{human_s, job, stats, BenchError, Machine, Settings, Sources};
+use crate::engine::{NoObserver, RunOptions};
 use crate::known::Published;
 use crate::longrun::estimate::cpu_time_of;
 use crate::longrun::{Progress, Watch};
-use crate::{Counts, Engine, Kernel, Method, NoObserver, Plan, RunOptions};
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use crate::{Cancel, Counts, Engine, Kernel, Method, Plan};
+
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -25,7 +26,7 @@ pub(crate) fn run(
     settings: &Settings,
     machine: Machine,
     progress: &mut dyn Watch,
-    stop: Arc<AtomicBool>,
+    stop: Cancel,
     sources: Sources,
 ) -> Result<Results, BenchError> {
     settings.validate()?;
@@ -185,7 +186,7 @@ struct Harness<'a> {
     /// The published values of `n_min..=n_max`.
     published: Vec<Published>,
     sources: Sources,
-    stop: Arc<AtomicBool>,
+    stop: Cancel,
     progress: &'a mut dyn Watch,
     start: Instant,
     runs_done: usize,
@@ -418,7 +419,7 @@ impl Harness<'_> {
         let (method, depth, threads) = (plan.method(), plan.job().split_depth(), engine.threads());
         let config = format!("engine, {method}, {threads} threads, split depth {depth}");
         let unique = self.settings.unique;
-        let cancel = Some(stop.clone());
+        let cancel = stop.clone();
         let opts = RunOptions {
             cancel,
             ..RunOptions::default()
@@ -426,7 +427,7 @@ impl Harness<'_> {
         Box::new(move || {
             let out = (sources.engine)(&engine, &plan, &opts, &mut NoObserver);
             let (n, config) = (n, config.clone());
-            match (out.interrupted, stop.load(Relaxed)) {
+            match (out.interrupted, stop.is_cancelled()) {
                 (true, true) => Err(None),
                 (true, false) => Err(BenchError::Interrupted { n, config }.into()),
                 (false, _) => Ok(check(&config, out.counts, unique, want)?),
@@ -453,7 +454,7 @@ impl Harness<'_> {
             self.progress.progress(&now);
             match rx.recv_timeout(Duration::from_millis(100)) {
                 Ok(result) => return result,
-                Err(RecvTimeoutError::Timeout) if self.stop.load(Relaxed) => return Err(None),
+                Err(RecvTimeoutError::Timeout) if self.stop.is_cancelled() => return Err(None),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => {
                     let panic = handle.join().expect_err("the thread sends before it ends");
@@ -488,7 +489,8 @@ impl Harness<'_> {
 mod tests {
     use super::*;
     use crate::bench::timing::SHORT_COUNT_S;
-    use crate::{Job, Observer};
+    use crate::engine::{Observer, Outcome};
+    use crate::Job;
 
     fn small() -> Settings {
         Settings {
@@ -514,7 +516,7 @@ mod tests {
     /// The benchmark of `settings` with the counts and published values of `sources`.
     fn bench(settings: &Settings, sources: Sources) -> Result<Results, BenchError> {
         let machine = Machine::detect("test".into());
-        run(settings, machine, &mut (), Arc::default(), sources)
+        run(settings, machine, &mut (), Cancel::new(), sources)
     }
 
     /// The benchmark of `settings` as the library runs it.
@@ -767,7 +769,7 @@ mod tests {
         plan: &Arc<Plan>,
         opts: &RunOptions,
         obs: &mut dyn Observer,
-    ) -> crate::Outcome {
+    ) -> Outcome {
         let mut out = e.run(plan, opts, obs);
         if plan.job().n() == 7 {
             if plan.job().unique() {
@@ -898,7 +900,7 @@ mod tests {
         // say what was counted, here one more than the library's published value.
         let off = Sources {
             published: |n| Some(changed(crate::known::published(n)?, n, |p| p.total += 1)),
-            serial: |n| Ok(crate::serial_count(n)? + 1),
+            serial: |n| Ok(crate::bench::serial_count(n)? + 1),
             engine: |e, plan, opts, obs| {
                 let mut out = e.run(plan, opts, obs);
                 out.counts.total += 1;
@@ -929,7 +931,7 @@ mod tests {
     fn progress_counts_every_run_ahead() {
         let mut steps = Steps(Vec::new());
         let machine = Machine::detect("test".into());
-        let stop = Arc::default();
+        let stop = Cancel::new();
         run(&small(), machine, &mut steps, stop, Sources::LIBRARY).unwrap();
         // 3 N, 5 configurations each, 2 runs each: every step knows all 30.
         let done: Vec<usize> = steps.0.iter().map(|s| s.units_done).collect();
@@ -984,7 +986,7 @@ mod tests {
             engines: vec![Arc::new(Engine::new(1).unwrap())],
             published: Vec::new(),
             sources: Sources::LIBRARY,
-            stop: Arc::default(),
+            stop: Cancel::new(),
             progress: &mut progress,
             start: Instant::now(),
             runs_done: 0,

@@ -25,14 +25,15 @@ mod report;
 mod stats;
 mod timing;
 
+pub use crate::engine::serial_count;
+use crate::engine::{Observer, Outcome, RunOptions};
 use crate::known::Published;
 use crate::longrun::Watch;
-use crate::{Engine, Job, Kernel, Method, Observer, Outcome, Plan, RunOptions};
+use crate::{Cancel, Engine, Job, Kernel, Method, Plan};
 pub use machine::Machine;
 pub use report::{Results, Row, Solver};
 use serde::Serialize;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -238,7 +239,7 @@ impl crate::Classify for BenchError {
 }
 
 /// Runs the benchmark. Every count is checked against the published value: a difference stops
-/// it ([`BenchError::Mismatch`]). Once `stop` is set (by a signal handler, say), it ends early
+/// it ([`BenchError::Mismatch`]). Once `stop` is cancelled (by a signal handler, say), it ends early
 /// with the runs finished so far, marked partial ([`Results::partial`]); a failure after some
 /// runs returns them too ([`BenchError::Failed`]). A run in progress is dropped (the serial
 /// solver's is left to finish in the background).
@@ -251,10 +252,9 @@ pub fn run(
     settings: &Settings,
     machine: Machine,
     progress: &mut dyn Watch,
-    stop: Option<Arc<AtomicBool>>,
+    stop: &Cancel,
 ) -> Result<Results, BenchError> {
-    let stop = stop.unwrap_or_default();
-    harness::run(settings, machine, progress, stop, Sources::LIBRARY)
+    harness::run(settings, machine, progress, stop.clone(), Sources::LIBRARY)
 }
 
 /// Where the benchmark's counts come from and what they are checked against: the library's
@@ -274,7 +274,7 @@ impl Sources {
     /// The library's own.
     pub const LIBRARY: Sources = Sources {
         published: crate::known::published,
-        serial: crate::serial_count,
+        serial: crate::bench::serial_count,
         engine: Engine::run,
     };
 }

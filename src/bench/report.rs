@@ -40,7 +40,7 @@ pub(crate) const SCHEMA_VERSION: u32 = 6;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Solver {
-    /// [`crate::serial_count`]: one search over the whole board, no units, no threads.
+    /// [`crate::bench::serial_count`]: one search over the whole board, no units, no threads.
     #[default]
     Serial,
     /// The parallel [`Engine`](crate::Engine) on a plan of work units.

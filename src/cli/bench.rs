@@ -152,8 +152,7 @@ pub fn run(args: &BenchArgs) -> Result<Exit> {
     // The progress of the timed runs, drawn as `count` draws its own.
     let lines = args.progress.then_some(Duration::from_secs(10));
     let mut display = Display::new(Mode::choose(false, lines)).counting("runs");
-    let stop = Some(signals.cancel.clone());
-    let result = bench::run(&settings, machine, &mut display, stop);
+    let result = bench::run(&settings, machine, &mut display, &signals.cancel);
     // The bar cleared, the last line written in a log.
     display.finish();
     let (report, failure) = match result {
@@ -338,7 +337,8 @@ mod tests {
             ..Settings::defaults(1)
         };
         let machine = Machine::detect("test".into());
-        let report = nqueens::bench::run(&settings, machine, &mut (), None).unwrap();
+        let report =
+            nqueens::bench::run(&settings, machine, &mut (), &nqueens::Cancel::new()).unwrap();
         let tmp = tempfile::tempdir().unwrap();
         // A folder under a regular file cannot be made, not even by root.
         let file = tmp.path().join("file");

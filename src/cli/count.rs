@@ -96,7 +96,7 @@ pub fn from_stdin() -> Result<Exit> {
     let cpu = nqueens::longrun::estimate::cpu_time(&job, None, nqueens::Kernel::best());
     let hint = format!("run `nqueens count {n} --yes` to start it anyway");
     super::longrun::confirm(cpu, threads, false, &hint)?;
-    let report = nqueens::count(&job, threads)?;
-    print_count(&report, false, false)?;
+    let report = nqueens::Engine::new(threads)?.count(&job)?;
+    print_count(&report, false)?;
     Ok(Exit::Done)
 }

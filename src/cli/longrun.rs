@@ -21,10 +21,10 @@ use clap::Args;
 use nqueens::longrun::estimate;
 use nqueens::longrun::ShardSpec;
 use nqueens::longrun::{Done, Finish, Prepared, Run, RunError};
-use nqueens::{Engine, Job, Method};
+use nqueens::{Cancel, Engine, Job, Method};
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -162,7 +162,6 @@ pub fn run(
         .into());
     }
     let Signals { cancel, signal } = signals;
-    let unique = job.unique();
     let prepared = prepare(args, job, engine, cancel)?;
     announce(args, &prepared, engine);
     let mut display = Display::new(args.mode());
@@ -191,7 +190,7 @@ pub fn run(
             note!("nqueens: stopped by signal {sig}: {done} of {units} units done, {saved}");
             Ok(Exit::Signal(sig as i32))
         }
-        Ok(Finish::Done(done)) => deliver(args, &done, json, unique),
+        Ok(Finish::Done(done)) => deliver(args, &done, json),
         Err(RunError::Mismatch { done, mismatch }) => {
             super::devices::warn_failed(&done.report.devices);
             say_saves(args, &done);
@@ -237,12 +236,7 @@ fn mismatch_hint(args: &LongRunArgs, done: &Done) -> String {
 
 /// The run of `job` that the options ask for, prepared (files checked and locked, checkpoint
 /// read, confirmation asked), with the command line's hints on a refusal.
-fn prepare(
-    args: &LongRunArgs,
-    job: Job,
-    engine: &Engine,
-    cancel: Arc<AtomicBool>,
-) -> Result<Prepared> {
+fn prepare(args: &LongRunArgs, job: Job, engine: &Engine, cancel: Cancel) -> Result<Prepared> {
     let mut run = Run::new(job)
         .confirm_above((!args.yes).then_some(estimate::CONFIRM_ABOVE))
         .cancel_on(cancel)
@@ -314,11 +308,11 @@ fn announce(args: &LongRunArgs, prepared: &Prepared, engine: &Engine) {
 /// printed all the same, with exit code 1; standard output that cannot take a result kept
 /// nowhere else (a closed pipe included) fails too, and a shard's result file then goes to a
 /// new file in the temporary directory, named on stderr.
-fn deliver(args: &LongRunArgs, done: &Done, json: bool, unique: bool) -> Result<Exit> {
+fn deliver(args: &LongRunArgs, done: &Done, json: bool) -> Result<Exit> {
     super::devices::warn_failed(&done.report.devices);
     let (written, failed) = say_saves(args, done);
     let carries_result_file = args.shard.is_some() && !written;
-    let text = output(args, done, json, unique, carries_result_file)?;
+    let text = output(args, done, json, carries_result_file)?;
     // Kept elsewhere: in the result file, or in a checkpoint that holds every unit (the same
     // command prints the count again at once).
     let kept = written || done.checkpoint.as_ref().is_some_and(|c| c.failed.is_none());
@@ -410,13 +404,7 @@ fn say_saves(args: &LongRunArgs, done: &Done) -> (bool, bool) {
 
 /// What goes to standard output: the count or its JSON report, the shard's JSON report, or
 /// the shard's result file itself where it was not written.
-fn output(
-    args: &LongRunArgs,
-    done: &Done,
-    json: bool,
-    unique: bool,
-    result_file: bool,
-) -> Result<Vec<u8>> {
+fn output(args: &LongRunArgs, done: &Done, json: bool, result_file: bool) -> Result<Vec<u8>> {
     let mut text = Vec::new();
     // Said in the JSON report of a run that could resume.
     let resumed = args.checkpoint.is_some().then_some(done.resumed);
@@ -431,18 +419,15 @@ fn output(
                 }),
                 estimated_cpu: Some(done.estimated_cpu),
             };
-            print_report_of(&mut text, &done.report, unique, true, resumed, of)?;
+            print_report_of(&mut text, &done.report, true, resumed, of)?;
         }
         Some(_) => {}
         None => {
-            let mut report = done.report.clone();
-            // The whole job: the report names all its units.
-            report.units = done.job_units;
             let of = Of {
                 estimated_cpu: Some(done.estimated_cpu),
                 ..Of::default()
             };
-            print_report_of(&mut text, &report, unique, json, resumed, of)?;
+            print_report_of(&mut text, &done.report, json, resumed, of)?;
         }
     }
     Ok(text)
@@ -504,7 +489,7 @@ fn shown_path(path: &std::path::Path) -> String {
 
 /// The flags the signal handlers set: `cancel` on any of them, `signal` its number.
 pub struct Signals {
-    pub cancel: Arc<AtomicBool>,
+    pub cancel: Cancel,
     pub signal: Arc<AtomicUsize>,
 }
 
@@ -517,16 +502,16 @@ pub struct Signals {
 pub fn catch_signals() -> Result<Signals> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     use signal_hook::flag;
-    let cancel = Arc::new(AtomicBool::new(false));
+    let cancel = Cancel::new();
     let signal = Arc::new(AtomicUsize::new(0));
     for sig in [SIGINT, SIGTERM, SIGHUP] {
         if ignored(sig) {
             continue;
         }
         // Registered first, so it sees the flag as it was before this signal set it.
-        flag::register_conditional_shutdown(sig, 128 + sig, cancel.clone())?;
+        flag::register_conditional_shutdown(sig, 128 + sig, cancel.flag().clone())?;
         flag::register_usize(sig, signal.clone(), sig as usize)?;
-        flag::register(sig, cancel.clone())?;
+        flag::register(sig, cancel.flag().clone())?;
     }
     Ok(Signals { cancel, signal })
 }

@@ -85,19 +85,18 @@ fn kernel_words(r: &Report, resumed: usize) -> String {
 pub(super) fn print_report(
     out: &mut dyn Write,
     r: &Report,
-    unique: bool,
     json: bool,
     resumed_units: Option<usize>,
 ) -> Result<()> {
-    print_report_of(out, r, unique, json, resumed_units, Of::default())
+    print_report_of(out, r, json, resumed_units, Of::default())
 }
 
 /// Prints a finished count (see [`print_report`]) on standard output, which must take it: the
 /// count is kept nowhere else, so a closed pipe is a failure here, unlike for a listing, and
 /// the message carries the count.
-pub(super) fn print_count(r: &Report, unique: bool, json: bool) -> Result<()> {
+pub(super) fn print_count(r: &Report, json: bool) -> Result<()> {
     let mut text = Vec::new();
-    print_report(&mut text, r, unique, json, None)?;
+    print_report(&mut text, r, json, None)?;
     let mut stdout = super::stdout();
     stdout
         .write_all(&text)
@@ -129,7 +128,6 @@ pub(super) struct ShardOf {
 pub(super) fn print_report_of(
     out: &mut dyn Write,
     r: &Report,
-    unique: bool,
     json: bool,
     resumed_units: Option<usize>,
     of: Of,
@@ -143,7 +141,7 @@ pub(super) fn print_report_of(
         let j = CountJson {
             n: r.n,
             total: r.counts.total,
-            unique: unique.then_some(r.counts.unique),
+            unique: r.unique.then_some(r.counts.unique),
             threads: r.threads,
             split_depth: (job_units > 0).then_some(r.split_depth),
             units: r.units,
@@ -169,7 +167,7 @@ pub(super) fn print_report_of(
         };
         serde_json::to_writer(&mut *out, &j)?;
         writeln!(out)?;
-    } else if unique {
+    } else if r.unique {
         writeln!(out, "{} {}", r.counts.total, r.counts.unique)?;
     } else {
         writeln!(out, "{}", r.counts.total)?;

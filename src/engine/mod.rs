@@ -2,10 +2,11 @@
 //!
 //! Workers take units in index order from one shared counter (dynamic scheduling, one unit at a
 //! time), so a slow unit never holds up a queue of others behind it. Each finished unit is sent
-//! over a channel to the calling thread, which sums the counts and feeds the [`Observer`] (progress
-//! bars, checkpoints): all I/O stays on the calling thread, none in the workers.
+//! over a channel to the calling thread, which sums the counts and feeds an observer (the progress
+//! of [`Engine::count_with`], a long run's checkpoints): all I/O stays on the calling thread, none
+//! in the workers.
 //!
-//! Here the [`Engine`] (its threads, kernel and devices) and the one-call [`count`]; `run.rs` one
+//! Here the [`Engine`] (its threads, kernel and devices) and [`Engine::count`]; `run.rs` one
 //! run (the queue, the calling thread's sums, the observer), `cpu.rs` the CPU worker,
 //! `accel.rs` the OpenCL device workers (`no_accel.rs` without the `opencl` feature),
 //! `report.rs` what a run and a count return, `serial.rs` the single-threaded reference solver.
@@ -18,12 +19,15 @@ mod accel;
 mod cpu;
 mod report;
 mod run;
+#[cfg(any(feature = "bench", test))]
 mod serial;
 #[cfg(test)]
 mod tests;
 
-pub use report::{DeviceRun, Outcome, Report, UnitTiming};
-pub use run::{NoObserver, Observer, RunOptions};
+pub(crate) use report::Outcome;
+pub use report::{DeviceRun, Report, UnitTiming};
+pub(crate) use run::{NoObserver, Observer, RunOptions};
+#[cfg(feature = "bench")]
 pub use serial::serial_count;
 
 pub use crate::plan::MAX_THREADS;
@@ -191,36 +195,49 @@ impl Engine {
     }
 }
 
-/// Counts the solutions of `job` on `threads` workers: the one-call entry point. The units are
-/// the job's own: for many threads, a job split for them balances better
-/// ([`Job::with_default_split_depth`]).
-///
-/// ```
-/// let job = nqueens::Job::new(8).unwrap();
-/// let report = nqueens::count(&job, 2).unwrap();
-/// assert_eq!(report.counts.total, 92);
-/// ```
-pub fn count(job: &Job, threads: usize) -> Result<Report> {
-    Engine::new(threads)?.count(job)
-}
-
 impl Engine {
-    /// Counts the solutions of `job`: all its units, no observer. Fails with [`Error::Device`]
-    /// when the one device counting alone ([`Devices::Only`]) fails: no partial count is
-    /// returned. A device beside the CPU workers that fails leaves its units to them, and the
-    /// report says so ([`DeviceRun::error`]).
+    /// Counts the solutions of `job`: all its units, with no progress and nothing to stop it
+    /// ([`Engine::count_with`] has both; a count that keeps its work across stops is a long
+    /// run, [`crate::longrun::Run`]). The units are the job's own: for many threads, a job
+    /// split for them balances better ([`Job::with_default_split_depth`]).
+    ///
+    /// Fails with [`Error::Device`] when the one device counting alone ([`Devices::Only`])
+    /// fails: no partial count is returned. A device beside the CPU workers that fails leaves
+    /// its units to them, and the report says so ([`DeviceRun::error`]).
+    ///
+    /// ```
+    /// let job = nqueens::Job::new(8)?;
+    /// let report = nqueens::Engine::new(2)?.count(&job)?;
+    /// assert_eq!(report.counts.total, 92);
+    /// # Ok::<(), nqueens::Error>(())
+    /// ```
     pub fn count(&self, job: &Job) -> Result<Report> {
         let plan = Arc::new(Plan::new(job.clone()));
         let outcome = self.run(&plan, &RunOptions::default(), &mut NoObserver);
+        self.report(&plan, outcome)
+    }
+
+    /// The report of a run of every unit of `plan`: [`Error::Device`] if the device counting
+    /// alone failed, [`Error::Cancelled`] if the run was stopped, the counts otherwise.
+    pub(crate) fn report(&self, plan: &Plan, outcome: Outcome) -> Result<Report> {
         if let Some(e) = outcome.device_failure() {
             return Err(e);
         }
+        let units = plan.units().len();
+        if outcome.interrupted {
+            return Err(Error::Cancelled {
+                done: outcome.units_done,
+                of: units,
+            });
+        }
+        let job = plan.job();
         Ok(Report {
             n: job.n(),
             counts: outcome.counts,
+            unique: job.unique(),
             method: plan.method(),
             split_depth: job.split_depth(),
-            units: plan.units().len(),
+            units,
             threads: self.threads,
             kernel: self.kernel,
             elapsed: outcome.elapsed,

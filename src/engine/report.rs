@@ -44,7 +44,7 @@ pub struct DeviceRun {
     /// How long building its kernels took, when the engine opened it.
     pub build_time: Duration,
     /// Why it stopped early, if it failed. Beside the CPU workers, the CPU counted its units
-    /// instead; alone ([`crate::Devices::Only`]) the run stopped there ([`Outcome::interrupted`]).
+    /// instead; alone ([`crate::Devices::Only`]) the run stopped there.
     pub error: Option<String>,
 }
 
@@ -53,23 +53,28 @@ pub struct DeviceRun {
 ///
 /// ```
 /// let job = nqueens::Job::new(9)?.with_unique(true);
-/// let report = nqueens::count(&job, 2)?;
+/// let report = nqueens::Engine::new(2)?.count(&job)?;
 /// assert_eq!((report.counts.total, report.counts.unique), (352, 46));
 /// assert_eq!((report.n, report.method, report.threads), (9, nqueens::Method::Edge, 2));
-/// assert!(report.units > 0 && report.devices.is_empty());
+/// assert!(report.unique && report.units > 0 && report.devices.is_empty());
 /// # Ok::<(), nqueens::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Report {
     /// Board size.
     pub n: u32,
-    /// The counts.
+    /// The counts: `counts.unique` is 0 unless [`Report::unique`].
     pub counts: Counts,
+    /// Whether the solutions distinct up to rotation and reflection were counted
+    /// ([`Job::with_unique`](crate::Job::with_unique)).
+    pub unique: bool,
     /// The method used.
     pub method: Method,
     /// The split depth.
     pub split_depth: u32,
-    /// Number of work units.
+    /// The units this report covers: every unit of the job for a count, or the units of a
+    /// long run's shard (resumed ones included); the job's own units are
+    /// [`crate::longrun::Done::job_units`].
     pub units: usize,
     /// Worker threads.
     pub threads: usize,

@@ -7,6 +7,7 @@ use super::{accel, Devices, Engine};
 use super::{DeviceRun, Outcome, UnitTiming};
 use crate::plan::Plan;
 use crate::search::{Counts, Searches, Unit};
+use crate::Cancel;
 use crossbeam::channel;
 use crossbeam::utils::CachePadded;
 use std::ops::ControlFlow;
@@ -42,8 +43,8 @@ pub struct RunOptions {
     pub units: Option<Vec<u32>>,
     /// How often [`Observer::tick`] is called.
     pub tick: Duration,
-    /// Set from anywhere (a signal handler) to stop taking new units.
-    pub cancel: Option<Arc<AtomicBool>>,
+    /// Cancelled from anywhere (a signal handler) to stop taking new units.
+    pub cancel: Cancel,
 }
 
 impl Default for RunOptions {
@@ -51,7 +52,7 @@ impl Default for RunOptions {
         RunOptions {
             units: None,
             tick: Duration::from_millis(200),
-            cancel: None,
+            cancel: Cancel::new(),
         }
     }
 }
@@ -71,7 +72,12 @@ impl Engine {
     ///
     /// When stopped (by the observer or `opts.cancel`), returns at once with the units finished
     /// so far; the units still in flight finish in the background and are not counted.
-    pub fn run(&self, plan: &Arc<Plan>, opts: &RunOptions, observer: &mut dyn Observer) -> Outcome {
+    pub(crate) fn run(
+        &self,
+        plan: &Arc<Plan>,
+        opts: &RunOptions,
+        observer: &mut dyn Observer,
+    ) -> Outcome {
         let (tx, rx) = channel::unbounded::<Done>();
         let shared = Shared {
             plan: plan.clone(),
@@ -82,7 +88,7 @@ impl Engine {
                 },
                 next: CachePadded::new(AtomicUsize::new(0)),
             }),
-            stop: opts.cancel.clone().unwrap_or_default(),
+            stop: opts.cancel.flag().clone(),
             start: Instant::now(),
             done: tx,
             alive: Arc::new(AtomicUsize::new(0)),

@@ -19,7 +19,7 @@ fn serial_matches_small_table() {
 #[test]
 fn engine_counts_and_uniques() {
     let job = Job::new(8).unwrap().with_unique(true);
-    let r = count(&job, 3).unwrap();
+    let r = Engine::new(3).unwrap().count(&job).unwrap();
     assert_eq!(
         r.counts,
         Counts {

@@ -6,14 +6,14 @@
 use super::checkpoint::Checkpoint;
 use super::identity::Identity;
 use super::lock::RunLock;
-use super::progress::Tracker;
+use super::progress::{planned, Tracker};
 use super::result::ShardResult;
 use super::run::{Run, RunError};
 use super::save::{Saved, Saver};
 use super::spec::ShardSpec;
 use super::watch::Watch;
 use crate::engine::{Engine, Observer, Outcome, Report, RunOptions, UnitTiming};
-use crate::plan::eta::{Eta, Planned};
+use crate::plan::eta::Eta;
 use crate::plan::{cost, Plan};
 use crate::search::{Counts, Unit};
 use std::ops::ControlFlow;
@@ -256,15 +256,7 @@ impl Prepared {
             .costs
             .take()
             .unwrap_or_else(|| cost::estimate(&self.plan));
-        let planned = |units: &mut dyn Iterator<Item = u32>| -> Vec<Planned> {
-            units
-                .map(|i| Planned {
-                    id: i,
-                    cost: costs[i as usize] as f64,
-                    class: cost::class(&self.plan, &self.plan.units()[i as usize]),
-                })
-                .collect()
-        };
+        let planned = |units: &mut dyn Iterator<Item = u32>| planned(&self.plan, &costs, units);
         Eta::new(threads, planned(&mut self.todo.iter().copied()))
             .with_done_before(&planned(&mut self.ckpt.done.keys().copied()))
             .with_time_before(self.ckpt.elapsed.as_secs_f64() * threads as f64)
@@ -281,6 +273,7 @@ impl Prepared {
         Report {
             n: self.plan.job().n(),
             counts,
+            unique: self.plan.job().unique(),
             method: self.plan.method(),
             split_depth: self.plan.job().split_depth(),
             units: self.mine.len(),
@@ -336,6 +329,7 @@ impl Observer for Driver<'_> {
         if let Some(progress) = &mut self.progress {
             progress.unit_done(unit.index, &timing);
         }
+        self.watch.unit_done(unit.index, counts, &timing);
         self.step()
     }
 

@@ -26,6 +26,7 @@
 pub mod assign;
 pub mod audit;
 mod checkpoint;
+mod count;
 pub mod durable;
 pub mod envelope;
 mod error;

@@ -3,7 +3,8 @@
 //! ([`crate::plan::eta`]).
 
 use crate::engine::UnitTiming;
-use crate::plan::eta::Eta;
+use crate::plan::eta::{Eta, Planned};
+use crate::plan::{cost, Plan};
 use std::time::{Duration, Instant};
 
 /// How far a run is: units, the share of the estimated work, and the time left.
@@ -38,6 +39,22 @@ const RECOMPUTE_SHARE: f64 = 0.01;
 /// out again, of `total` units.
 fn stale(age: Duration, since: usize, total: usize) -> bool {
     age >= RECOMPUTE || since as f64 >= (RECOMPUTE_SHARE * total as f64).max(1.0)
+}
+
+/// The units `units` of `plan` as the ETA plans them: each with its estimated cost
+/// (`costs`, of every unit of the plan) and its class.
+pub(crate) fn planned(
+    plan: &Plan,
+    costs: &[u64],
+    units: impl Iterator<Item = u32>,
+) -> Vec<Planned> {
+    units
+        .map(|i| Planned {
+            id: i,
+            cost: costs[i as usize] as f64,
+            class: cost::class(plan, &plan.units()[i as usize]),
+        })
+        .collect()
 }
 
 /// The progress of a run, worked out from the units' measured times.

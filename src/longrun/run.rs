@@ -31,9 +31,8 @@ use crate::engine::Engine;
 use crate::known::Mismatch;
 use crate::plan::eta::scrambled;
 use crate::plan::{cost, Job, Method, Plan};
-use crate::{Class, Classify};
+use crate::{Cancel, Class, Classify};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
@@ -43,9 +42,7 @@ use thiserror::Error;
 ///
 /// ```
 /// use nqueens::longrun::{Finish, Run};
-/// use nqueens::{Engine, Job};
-/// use std::sync::atomic::{AtomicBool, Ordering};
-/// use std::sync::Arc;
+/// use nqueens::{Cancel, Engine, Job};
 /// use std::time::Duration;
 ///
 /// let ckpt = std::env::temp_dir().join(format!("nqueens-run-{}.ckpt", std::process::id()));
@@ -53,14 +50,14 @@ use thiserror::Error;
 /// let job = Job::new(13)?.with_unique(true).with_split_depth(2)?;
 ///
 /// // A run stopped at once (as a signal handler would): what it finished is saved.
-/// let stop = Arc::new(AtomicBool::new(true));
+/// let stop = Cancel::new();
+/// stop.cancel();
 /// let run = Run::new(job.clone())
 ///     .checkpoint(&ckpt, Duration::from_secs(60))
 ///     .cancel_on(stop.clone());
 /// assert!(matches!(run.prepare(&engine)?.execute(&engine, &mut ())?, Finish::Stopped { .. }));
 ///
 /// // The same command again resumes from the checkpoint and finishes.
-/// stop.store(false, Ordering::Relaxed);
 /// let run = Run::new(job).checkpoint(&ckpt, Duration::from_secs(60));
 /// let Finish::Done(done) = run.prepare(&engine)?.execute(&engine, &mut ())? else {
 ///     panic!("not stopped this time");
@@ -77,7 +74,7 @@ pub struct Run {
     out: Option<PathBuf>,
     overwrite: bool,
     confirm_above: Option<Duration>,
-    cancel: Option<Arc<AtomicBool>>,
+    cancel: Cancel,
     tick: Duration,
 }
 
@@ -206,7 +203,7 @@ impl Run {
             out: None,
             overwrite: false,
             confirm_above: Some(estimate::CONFIRM_ABOVE),
-            cancel: None,
+            cancel: Cancel::new(),
             tick: Duration::from_millis(100),
         }
     }
@@ -248,9 +245,10 @@ impl Run {
         self
     }
 
-    /// Stops the run, saving the checkpoint, once `flag` is set (from a signal handler, say).
-    pub fn cancel_on(mut self, flag: Arc<AtomicBool>) -> Run {
-        self.cancel = Some(flag);
+    /// Stops the run, saving the checkpoint, once `cancel` is cancelled (from a signal
+    /// handler, say).
+    pub fn cancel_on(mut self, cancel: Cancel) -> Run {
+        self.cancel = cancel;
         self
     }
 
@@ -394,7 +392,7 @@ impl Run {
     }
 
     /// The cancel flag and the tick.
-    pub(crate) fn cancel_and_tick(&self) -> (Option<Arc<AtomicBool>>, Duration) {
+    pub(crate) fn cancel_and_tick(&self) -> (Cancel, Duration) {
         (self.cancel.clone(), self.tick)
     }
 }

@@ -4,6 +4,7 @@
 
 use super::progress::Progress;
 use super::run::RunError;
+use crate::{Counts, UnitTiming};
 use std::fmt;
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -23,6 +24,10 @@ pub trait Watch {
     /// after that: the run goes on counting and tries again at the next save, so that a full
     /// disk costs no finished count ([`crate::longrun::Run::checkpoint`]).
     fn checkpoint(&mut self, _event: &SaveEvent<'_>) {}
+    /// Called when the unit `index` of the job's plan finishes, with its counts and how the
+    /// engine ran it: for a caller that keeps per-unit figures (a unit's time, its share of
+    /// the count).
+    fn unit_done(&mut self, _index: u32, _counts: Counts, _timing: &UnitTiming) {}
 }
 
 impl Watch for () {

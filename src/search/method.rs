@@ -36,7 +36,7 @@ named_enum! {
 }
 
 impl Method {
-    /// The method of the serial solver ([`crate::serial_count`]: the two halves of the first
+    /// The method of the serial solver ([`crate::bench::serial_count`]: the two halves of the first
     /// row, one depth-first search each), what a like-for-like scaling curve compares with.
     pub const SERIAL: Method = Method::Mirror;
 

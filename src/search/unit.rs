@@ -8,31 +8,51 @@ use std::ops::AddAssign;
 /// The most rows a unit's prefix may fix (the deepest split).
 pub const MAX_PREFIX: usize = 4;
 
-/// One independent piece of a search.
+/// One independent piece of a search: the queens of its first rows, and what each solution
+/// below them stands for. Its fields are the engine's; a caller reads them through the
+/// accessors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Unit {
     /// Position in the job's unit list.
-    pub index: u32,
+    pub(crate) index: u32,
     /// Columns of the queens of the first `depth` rows.
-    pub prefix: [u8; MAX_PREFIX],
+    pub(crate) prefix: [u8; MAX_PREFIX],
     /// Number of rows the prefix fixes.
-    pub depth: u8,
+    pub(crate) depth: u8,
     /// Attacks on row `depth` from the prefix.
-    pub masks: Masks,
+    pub(crate) masks: Masks,
     /// How many solutions each completion found in this unit stands for: 1 or 2 (plain,
     /// mirror); 8 for the D4 method, the class size of an asymmetric solution (its smaller
     /// classes are recognised solution by solution); for the edge method the size of the
     /// unit's class of frames (8, 4 or 2).
-    pub weight: u8,
+    pub(crate) weight: u8,
     /// The edge method only (zeros otherwise): the unit's edge queens, `[top column, bottom
     /// column, left row, right row]` (`search::edge::Frame`).
-    pub frame: [u8; 4],
+    pub(crate) frame: [u8; 4],
 }
 
 impl Unit {
-    /// The prefix columns.
+    /// Its position in its plan's units ([`crate::Plan::units`]), as checkpoints and shard
+    /// files name it.
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The 0-based columns of the queens of its first rows, row 0 first.
     pub fn prefix(&self) -> &[u8] {
         &self.prefix[..self.depth as usize]
+    }
+
+    /// How many solutions each solution found below its prefix stands for (1 to 8: see the
+    /// field's documentation).
+    pub fn weight(&self) -> u8 {
+        self.weight
+    }
+
+    /// The edge method's queens on the board's edges, 0-based: `[top column, bottom column,
+    /// left row, right row]`; zeros for the other methods.
+    pub fn frame(&self) -> [u8; 4] {
+        self.frame
     }
 }
 
@@ -117,7 +137,7 @@ pub struct CountedPart {
     /// The first row to place; at most `n - 3` (the lanes need three rows).
     pub first: u32,
     /// Attacks on row `first` from the rows above.
-    pub masks: Masks,
+    pub(crate) masks: Masks,
     /// Solutions per completion.
     pub total: u8,
     /// Classes per completion (0 when the job does not count them).
@@ -169,7 +189,7 @@ pub struct ClassifiedPart {
     /// The first row to place; at most `n - 3`.
     pub first: u32,
     /// Attacks on row `first` from the rows above.
-    pub masks: Masks,
+    pub(crate) masks: Masks,
     /// The columns of rows `0..first`.
     pub prefix: [u8; MAX_N as usize],
     /// What a solution adds.

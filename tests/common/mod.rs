@@ -186,9 +186,9 @@ pub fn assert_ran_on(r: &nqueens::Report, kernel: nqueens::Kernel, what: &str) {
     assert_searched_on(r.searches, kernel, what);
 }
 
-/// Asserts that the searches of a run (`Report::searches`, `Outcome::searches`) ran on the
+/// Asserts that the searches of a run (`Report::searches`) ran on the
 /// lanes of `kernel` (a vector kernel: at least one lane search) or only depth first (`dfs`).
-pub fn assert_searched_on(searches: nqueens::Searches, kernel: nqueens::Kernel, what: &str) {
+fn assert_searched_on(searches: nqueens::Searches, kernel: nqueens::Kernel, what: &str) {
     if kernel == nqueens::Kernel::Dfs {
         assert_eq!(searches.lanes, 0, "{what}: dfs ran lane searches");
     } else {
@@ -248,4 +248,9 @@ pub fn lock_path(target: &std::path::Path) -> std::path::PathBuf {
     let mut name = target.file_name().unwrap().to_os_string();
     name.push(".lock");
     target.with_file_name(name)
+}
+
+/// Counts `job` on a new engine of `threads` workers.
+pub fn count(job: &nqueens::Job, threads: usize) -> nqueens::Result<nqueens::Report> {
+    nqueens::Engine::new(threads)?.count(job)
 }

@@ -4,7 +4,7 @@
 //! prefixes), so kernels and methods compare per node: `cargo bench --bench kernel`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use nqueens::{Job, Kernel, Method, Plan, Unit};
+use nqueens_count::{Job, Kernel, Method, Plan, Unit};
 use std::hint::black_box;
 
 fn kernels(c: &mut Criterion) {

@@ -4,9 +4,9 @@
 //! rows count the total and the unique solutions; the others only the total.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use nqueens::bench::serial_count;
-use nqueens::Kernel;
-use nqueens::{known, Engine, Job, Method, Plan};
+use nqueens_count::bench::serial_count;
+use nqueens_count::Kernel;
+use nqueens_count::{known, Engine, Job, Method, Plan};
 use std::sync::Arc;
 use std::time::Duration;
 

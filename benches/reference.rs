@@ -4,8 +4,8 @@
 //! The C counter runs as a child process (start-up is about a millisecond, under 0.2 % here).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use nqueens::bench::serial_count;
-use nqueens::{known, Engine, Job, Plan};
+use nqueens_count::bench::serial_count;
+use nqueens_count::{known, Engine, Job, Plan};
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
@@ -61,7 +61,7 @@ fn reference(c: &mut Criterion) {
             let t = engine.threads();
             let job = Job::new(n)
                 .unwrap()
-                .with_method(nqueens::Method::Mirror)
+                .with_method(nqueens_count::Method::Mirror)
                 .with_default_split_depth(t);
             let plan = Arc::new(Plan::new(job));
             group.bench_function(format!("engine-mirror-{t}t"), |b| {

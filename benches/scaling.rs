@@ -7,8 +7,8 @@
 //! closure, so only whole runs are measured. Throughput is in solutions.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use nqueens::bench::serial_count;
-use nqueens::{known, Engine, Job, Plan};
+use nqueens_count::bench::serial_count;
+use nqueens_count::{known, Engine, Job, Plan};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,7 +22,7 @@ fn max_n() -> u32 {
 }
 
 fn scaling(c: &mut Criterion) {
-    let engines: Vec<Engine> = nqueens::bench::Settings::default_threads(num_cpus::get())
+    let engines: Vec<Engine> = nqueens_count::bench::Settings::default_threads(num_cpus::get())
         .into_iter()
         .map(|t| Engine::new(t).expect("thread pool"))
         .collect();

@@ -2,12 +2,12 @@
 //! line every second on standard error, stopped after a time limit if one is given:
 //! `cargo run --release --example count -- 16 [SECONDS]`.
 //!
-//! The one way to count with progress and a cancel: [`nqueens::Engine::count_with`], a
-//! [`nqueens::longrun::Watch`] (here the ready [`nqueens::longrun::LogLines`]) and a
-//! [`nqueens::Cancel`] (here cancelled by a timer thread; a signal handler can set it too).
+//! The one way to count with progress and a cancel: [`nqueens_count::Engine::count_with`], a
+//! [`nqueens_count::longrun::Watch`] (here the ready [`nqueens_count::longrun::LogLines`]) and a
+//! [`nqueens_count::Cancel`] (here cancelled by a timer thread; a signal handler can set it too).
 
-use nqueens::longrun::LogLines;
-use nqueens::{Cancel, Engine, Error, Job};
+use nqueens_count::longrun::LogLines;
+use nqueens_count::{Cancel, Engine, Error, Job};
 use std::time::Duration;
 
 fn main() -> Result<(), Error> {

@@ -2,9 +2,9 @@
 //! queen on a given square, as column lists, streamed without holding them in memory:
 //! `cargo run --release --example list`.
 
-use nqueens::format::Kind;
-use nqueens::solutions::{for_each_solution, write_solutions, WriteOptions};
-use nqueens::{Job, Queen};
+use nqueens_count::format::Kind;
+use nqueens_count::solutions::{for_each_solution, write_solutions, WriteOptions};
+use nqueens_count::{Job, Queen};
 use std::ops::ControlFlow;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -3,8 +3,8 @@
 //! a second, as Ctrl-C would stop the command-line tool, then resumed:
 //! `cargo run --release --example long_run -- 18 /tmp/n18.ckpt`.
 
-use nqueens::longrun::{Finish, LogLines, Run};
-use nqueens::{Cancel, Engine, Job};
+use nqueens_count::longrun::{Finish, LogLines, Run};
+use nqueens_count::{Cancel, Engine, Job};
 use std::time::Duration;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

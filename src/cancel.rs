@@ -10,7 +10,7 @@ use std::sync::Arc;
 /// clone can go to a signal handler, a timer or another thread while the count holds another.
 ///
 /// ```
-/// let cancel = nqueens::Cancel::new();
+/// let cancel = nqueens_count::Cancel::new();
 /// let remote = cancel.clone();
 /// remote.cancel();
 /// assert!(cancel.is_cancelled());

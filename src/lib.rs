@@ -10,13 +10,13 @@
 //! hours, checkpoints, shards, audits and merges ([`longrun`]).
 //!
 //! ```
-//! use nqueens::{Engine, Job, Method};
+//! use nqueens_count::{Engine, Job, Method};
 //!
 //! let job = Job::new(10)?.with_method(Method::Mirror).with_split_depth(3)?;
 //! let report = Engine::new(2)?.count(&job)?;
 //! assert_eq!(report.counts.total, 724);
-//! assert_eq!(nqueens::known::published(10).unwrap().total, 724);
-//! # Ok::<(), nqueens::Error>(())
+//! assert_eq!(nqueens_count::known::published(10).unwrap().total, 724);
+//! # Ok::<(), nqueens_count::Error>(())
 //! ```
 //!
 //! A count that tells how far it is and can be stopped: [`Engine::count_with`], with a
@@ -27,8 +27,8 @@
 //! it), it keeps what it finished; run again, it resumes there.
 //!
 //! ```
-//! use nqueens::longrun::{Finish, Run};
-//! use nqueens::{Cancel, Engine, Job};
+//! use nqueens_count::longrun::{Finish, Run};
+//! use nqueens_count::{Cancel, Engine, Job};
 //! use std::time::Duration;
 //!
 //! let ckpt = std::env::temp_dir().join(format!("nqueens-doc-{}.ckpt", std::process::id()));

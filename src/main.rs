@@ -11,7 +11,7 @@ use std::process::ExitCode;
 /// ends the process with one line and exit code 1 rather than an abort (SIGABRT, exit code
 /// 134). Files are written atomically, so an end at any instant leaves them whole: a
 /// checkpointed run resumes from its last save. The library's own probes of memory go around
-/// it (`nqueens::longrun::durable::memory_available`), so that they still end in an error
+/// it (`nqueens_count::longrun::durable::memory_available`), so that they still end in an error
 /// message of their own.
 struct Allocator;
 

@@ -6,11 +6,11 @@
 use crate::common;
 use crate::common::nq;
 
-use nqueens::known::published;
-use nqueens::longrun::audit::{self, Recorded, Sample};
-use nqueens::longrun::Checkpoint;
-use nqueens::longrun::ShardResult;
-use nqueens::{Engine, Job, Method, Plan};
+use nqueens_count::known::published;
+use nqueens_count::longrun::audit::{self, Recorded, Sample};
+use nqueens_count::longrun::Checkpoint;
+use nqueens_count::longrun::ShardResult;
+use nqueens_count::{Engine, Job, Method, Plan};
 use predicates::prelude::*;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -381,8 +381,8 @@ fn a_checkpoint_unit_outside_the_shard_is_refused_on_resume() {
     assert!(first.status.success(), "{first:?}");
     let mut c = Checkpoint::load(&ckpt).unwrap();
     let plan = Recorded::of_checkpoint(c.clone()).plan(&ckpt).unwrap();
-    let theirs = nqueens::longrun::ShardSpec { index: 1, count: 2 }.units(&plan);
-    c.done.insert(theirs[0], nqueens::Counts::default());
+    let theirs = nqueens_count::longrun::ShardSpec { index: 1, count: 2 }.units(&plan);
+    c.done.insert(theirs[0], nqueens_count::Counts::default());
     c.save(&ckpt).unwrap();
     let before = std::fs::read(&ckpt).unwrap();
     let out = run(&[]);

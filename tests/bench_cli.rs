@@ -76,7 +76,7 @@ fn a_small_benchmark_writes_five_valid_files() {
             if i % 5 == 0 { "serial" } else { "engine" }
         );
         // The default method, then mirror.
-        let default = nqueens::Method::default().to_string();
+        let default = nqueens_count::Method::default().to_string();
         let methods = ["mirror", &default, &default, "mirror", "mirror"];
         assert_eq!(cell(row, "method"), methods[i % 5]);
         assert_eq!(
@@ -142,7 +142,7 @@ fn a_small_benchmark_writes_five_valid_files() {
     // The plots are SVG with text; the summary has its table.
     assert_eq!(
         json["default_method"],
-        nqueens::Method::default().to_string()
+        nqueens_count::Method::default().to_string()
     );
     let svg = std::fs::read_to_string(out.join("scaling.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("N = 8"));
@@ -226,7 +226,7 @@ fn unique_counts_are_measured_when_asked_for() {
     let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
     assert_eq!(rows.len(), 2 * 3);
     for row in &rows {
-        let published = nqueens::known::published(cell(row, "n").parse().unwrap()).unwrap();
+        let published = nqueens_count::known::published(cell(row, "n").parse().unwrap()).unwrap();
         assert_eq!(
             cell(row, "solutions").parse::<u128>().unwrap(),
             published.total
@@ -491,7 +491,7 @@ fn a_signal_keeps_what_was_measured_marked_partial() {
     // Every row kept is a finished, checked count.
     for row in json["rows"].as_array().unwrap() {
         let n = row["n"].as_u64().unwrap() as u32;
-        let total = nqueens::known::published(n).unwrap().total;
+        let total = nqueens_count::known::published(n).unwrap().total;
         assert_eq!(u128::from(row["solutions"].as_u64().unwrap()), total);
         assert!(row["median_s"].as_f64().unwrap() > 0.0);
     }

@@ -44,11 +44,11 @@ fn count_json_has_the_fields() {
     assert!(v["units"].as_u64().unwrap() > 0);
     assert!(v["elapsed_s"].as_f64().unwrap() >= 0.0);
     // The estimate made before the run: the library's model for this job and kernel.
-    let model = nqueens::longrun::estimate::cpu_time_of(
+    let model = nqueens_count::longrun::estimate::cpu_time_of(
         10,
-        nqueens::Method::Edge,
+        nqueens_count::Method::Edge,
         false,
-        nqueens::Kernel::best(),
+        nqueens_count::Kernel::best(),
     );
     let estimated = v["estimated_cpu_s"].as_f64().unwrap();
     // Written to the microsecond.
@@ -64,9 +64,9 @@ fn count_json_has_the_fields() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["unique"], 92);
     // The kernel: the fastest by default, any the processor runs on request; the same counts.
-    let best = nqueens::Kernel::best().to_string();
+    let best = nqueens_count::Kernel::best().to_string();
     assert_eq!(v["kernel"], best.as_str());
-    for kernel in nqueens::Kernel::ALL.into_iter().filter(|k| k.available()) {
+    for kernel in nqueens_count::Kernel::ALL.into_iter().filter(|k| k.available()) {
         let out = nq()
             .args(["count", "14", "--json", "--unique", "--kernel"])
             .arg(kernel.to_string())
@@ -81,7 +81,7 @@ fn count_json_has_the_fields() {
         // Where the searches went: on the lanes of a vector kernel, depth first with dfs.
         let lanes = v["searches"]["lanes"].as_u64().unwrap();
         let depth_first = v["searches"]["depth_first"].as_u64().unwrap();
-        if kernel == nqueens::Kernel::Dfs {
+        if kernel == nqueens_count::Kernel::Dfs {
             assert_eq!(lanes, 0);
             assert!(depth_first > 0);
         } else {
@@ -129,7 +129,7 @@ fn verify_reports_a_mismatch() {
         let path = dir.path().join(name);
         let text: String = (1..=9)
             .map(|n| {
-                let p = nqueens::known::published(n).unwrap();
+                let p = nqueens_count::known::published(n).unwrap();
                 edit(n, p.total, p.unique) + "\n"
             })
             .collect();
@@ -342,7 +342,7 @@ fn bad_input_is_one_line_and_exit_2() {
         "unknown kernel 'sse'",
     );
     usage_error(&["verify", "--kernel", ""], None, "unknown kernel");
-    if let Some(k) = nqueens::Kernel::ALL.into_iter().find(|k| !k.available()) {
+    if let Some(k) = nqueens_count::Kernel::ALL.into_iter().find(|k| !k.available()) {
         usage_error(
             &["count", "8", "--kernel", k.name()],
             None,
@@ -406,7 +406,7 @@ fn devices_without_opencl_say_why() {
     assert_eq!(lines.len(), 2, "{text}");
     assert!(lines[1].starts_with("no OpenCL devices: "), "{text}");
     // The CPU's kernels first, fastest first, as `auto` chooses: what CI prints of its machine.
-    let best = nqueens::Kernel::best();
+    let best = nqueens_count::Kernel::best();
     assert!(lines[0].starts_with("cpu: kernels "), "{text}");
     assert!(lines[0].contains(&format!("(auto: {best})")), "{text}");
     for k in common::kernels() {
@@ -654,7 +654,7 @@ fn verify_json_and_seconds_to_the_microsecond() {
     assert_eq!(lines.len(), 9);
     for (k, v) in lines.iter().enumerate() {
         let n = k as u32 + 1;
-        let p = nqueens::known::published(n).unwrap();
+        let p = nqueens_count::known::published(n).unwrap();
         assert_eq!(v["n"], n);
         assert_eq!(v["total"].as_u64(), Some(p.total as u64));
         assert_eq!(v["expected_total"].as_u64(), Some(p.total as u64));

@@ -2,10 +2,10 @@
 //! stops at once with the estimate and exit code 2. Shards and resumed runs count their part.
 
 use crate::common::nq;
-use nqueens::longrun::estimate;
-use nqueens::longrun::Checkpoint;
-use nqueens::longrun::Identity;
-use nqueens::{Counts, Job, Kernel, Method, Plan};
+use nqueens_count::longrun::estimate;
+use nqueens_count::longrun::Checkpoint;
+use nqueens_count::longrun::Identity;
+use nqueens_count::{Counts, Job, Kernel, Method, Plan};
 use predicates::prelude::*;
 use std::time::{Duration, Instant};
 

@@ -2,10 +2,10 @@
 
 use crate::common::count;
 use crate::common::{assert_ran_on, kernels, naive_count, naive_unique};
-use nqueens::bench::serial_count;
-use nqueens::known::{published, MAX_KNOWN_N, TABLE};
-use nqueens::Kernel;
-use nqueens::{Engine, Job, Method};
+use nqueens_count::bench::serial_count;
+use nqueens_count::known::{published, MAX_KNOWN_N, TABLE};
+use nqueens_count::Kernel;
+use nqueens_count::{Engine, Job, Method};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -43,7 +43,7 @@ fn b_file(name: &str) -> BTreeMap<u32, u128> {
     values
 }
 
-/// The published table (`nqueens::known`) against a copy of OEIS A000170 and A002562 typed
+/// The published table (`nqueens_count::known`) against a copy of OEIS A000170 and A002562 typed
 /// apart from it (`tests/data/`, in OEIS b-file format), entry by entry, and the relations that
 /// hold between the two sequences: a class of solutions has 8, 4 or 2 members (no solution of
 /// N >= 2 is its own mirror image), and 2 only when the solution is its own image under the
@@ -102,11 +102,11 @@ fn serial_solver_matches_naive() {
 
 #[test]
 fn thread_counts_out_of_range_are_refused() {
-    use nqueens::MAX_THREADS;
-    assert_eq!(Engine::new(0).err(), Some(nqueens::Error::ZeroThreads));
+    use nqueens_count::MAX_THREADS;
+    assert_eq!(Engine::new(0).err(), Some(nqueens_count::Error::ZeroThreads));
     assert_eq!(
         Engine::new(MAX_THREADS + 1).err(),
-        Some(nqueens::Error::TooManyThreads {
+        Some(nqueens_count::Error::TooManyThreads {
             threads: MAX_THREADS + 1,
             max: MAX_THREADS
         })
@@ -291,14 +291,14 @@ fn proptest_seed_files_belong_to_sources() {
 fn count_with_tells_each_unit_and_stops_when_cancelled() {
     #[derive(Default)]
     struct Seen {
-        units: BTreeMap<u32, nqueens::Counts>,
-        last: Option<nqueens::longrun::Progress>,
+        units: BTreeMap<u32, nqueens_count::Counts>,
+        last: Option<nqueens_count::longrun::Progress>,
     }
-    impl nqueens::longrun::Watch for Seen {
-        fn progress(&mut self, p: &nqueens::longrun::Progress) {
+    impl nqueens_count::longrun::Watch for Seen {
+        fn progress(&mut self, p: &nqueens_count::longrun::Progress) {
             self.last = Some(*p);
         }
-        fn unit_done(&mut self, index: u32, counts: nqueens::Counts, _: &nqueens::UnitTiming) {
+        fn unit_done(&mut self, index: u32, counts: nqueens_count::Counts, _: &nqueens_count::UnitTiming) {
             assert!(
                 self.units.insert(index, counts).is_none(),
                 "unit {index} twice"
@@ -310,7 +310,7 @@ fn count_with_tells_each_unit_and_stops_when_cancelled() {
         let engine = Engine::new(threads).unwrap();
         let mut seen = Seen::default();
         let r = engine
-            .count_with(&job, &mut seen, &nqueens::Cancel::new())
+            .count_with(&job, &mut seen, &nqueens_count::Cancel::new())
             .unwrap();
         assert_eq!(
             (r.counts.total, r.counts.unique, r.unique),
@@ -321,10 +321,10 @@ fn count_with_tells_each_unit_and_stops_when_cancelled() {
         assert_eq!(sum, 14200);
         let last = seen.last.expect("progress told");
         assert_eq!((last.units_done, last.units_total), (r.units, r.units));
-        let cancel = nqueens::Cancel::new();
+        let cancel = nqueens_count::Cancel::new();
         cancel.cancel();
         match engine.count_with(&job, &mut Seen::default(), &cancel) {
-            Err(nqueens::Error::Cancelled { done, of }) => assert!(done < of && of == r.units),
+            Err(nqueens_count::Error::Cancelled { done, of }) => assert!(done < of && of == r.units),
             other => panic!("{other:?}"),
         }
     }

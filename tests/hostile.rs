@@ -7,9 +7,9 @@ use crate::common;
 use crate::common::{bin, nq};
 
 use crate::common::lock_path;
-use nqueens::known::published;
-use nqueens::longrun::lock::RunLock;
-use nqueens::longrun::{Checkpoint, ShardResult};
+use nqueens_count::known::published;
+use nqueens_count::longrun::lock::RunLock;
+use nqueens_count::longrun::{Checkpoint, ShardResult};
 use std::os::unix::fs::{symlink, FileTypeExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
@@ -434,10 +434,10 @@ fn huge_shard_counts_are_refused_before_allocating() {
     }
     assert!(names(d).is_empty(), "{:?}", names(d));
     // As many shards as units is fine (N = 6 has few).
-    let units = nqueens::Plan::new(
-        nqueens::Job::new(6)
+    let units = nqueens_count::Plan::new(
+        nqueens_count::Job::new(6)
             .unwrap()
-            .with_method(nqueens::Method::Plain)
+            .with_method(nqueens_count::Method::Plain)
             .with_split_depth(1)
             .unwrap(),
     )
@@ -947,7 +947,7 @@ fn a_save_that_fails_during_the_run_costs_no_count() {
         "{err}"
     );
     // The file keeps what it says it keeps, and the same command finishes the job.
-    let kept = nqueens::longrun::Checkpoint::load(&d.join("c.ckpt")).unwrap();
+    let kept = nqueens_count::longrun::Checkpoint::load(&d.join("c.ckpt")).unwrap();
     assert!(!kept.done.is_empty(), "{err}");
     assert!(
         err.contains(&format!(

@@ -5,8 +5,8 @@ use crate::common;
 use crate::common::nq;
 
 use crate::common::lock_path;
-use nqueens::known::published;
-use nqueens::longrun::lock::RunLock;
+use nqueens_count::known::published;
+use nqueens_count::longrun::lock::RunLock;
 use predicates::prelude::*;
 use std::path::Path;
 use std::process::{Child, Stdio};

@@ -5,9 +5,9 @@
 use crate::common;
 use crate::common::{bin, nq};
 
-use nqueens::known::published;
-use nqueens::longrun::Checkpoint;
-use nqueens::longrun::ShardResult;
+use nqueens_count::known::published;
+use nqueens_count::longrun::Checkpoint;
+use nqueens_count::longrun::ShardResult;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -678,8 +678,8 @@ fn a_checkpoint_resumes_with_its_method_when_none_is_given() {
 /// it) is refused, naming that field: each field of `Identity` is compared.
 #[test]
 fn files_that_differ_in_one_identity_field_are_foreign() {
-    use nqueens::longrun::Identity;
-    use nqueens::longrun::ShardResult;
+    use nqueens_count::longrun::Identity;
+    use nqueens_count::longrun::ShardResult;
     type Edit = fn(&mut Identity);
     let edits: [(&str, Edit); 8] = [
         ("N is", |i| i.n += 1),

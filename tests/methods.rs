@@ -9,10 +9,10 @@ use crate::common::nq;
 use crate::common::{
     assert_ran_on, depth_on_kernel, kernels, naive_count, naive_solutions, naive_unique,
 };
-use nqueens::known::published;
-use nqueens::longrun::audit::Sample;
-use nqueens::Kernel;
-use nqueens::{Counts, Engine, Job, Method, Plan, Queen};
+use nqueens_count::known::published;
+use nqueens_count::longrun::audit::Sample;
+use nqueens_count::Kernel;
+use nqueens_count::{Counts, Engine, Job, Method, Plan, Queen};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -114,7 +114,7 @@ fn every_method_and_depth_at_14_and_15() {
                         // at N = 15 to 17 by the ignored tests.
                         continue;
                     }
-                    let min_rows = nqueens::LANE_MIN_ROWS;
+                    let min_rows = nqueens_count::LANE_MIN_ROWS;
                     let c = counts(n, method, depth, threads, kernel, min_rows);
                     assert_eq!(
                         (c.total, c.unique),
@@ -200,7 +200,7 @@ struct Large {
 /// a pre-placed queen (`search/edge/search.rs` skips the others, one loop per free row, the
 /// lanes likewise); for a d4 unit or a symmetric frame, every row below the prefix
 /// (`search/bounded.rs`, one loop per row).
-fn searched_rows(plan: &Plan, u: &nqueens::Unit) -> u32 {
+fn searched_rows(plan: &Plan, u: &nqueens_count::Unit) -> u32 {
     let (n, depth) = (plan.job().n(), u.prefix().len() as u32);
     if plan.method() != Method::Edge || u.weight() != 8 {
         return n - depth;
@@ -218,7 +218,7 @@ fn searched_rows(plan: &Plan, u: &nqueens::Unit) -> u32 {
 }
 
 /// Whether an edge unit's edge queens attack a pre-placed queen (its search then finds nothing).
-fn frame_clashes(plan: &Plan, u: &nqueens::Unit) -> bool {
+fn frame_clashes(plan: &Plan, u: &nqueens_count::Unit) -> bool {
     let m = plan.job().n() - 1;
     let [top, bottom, left, right] = u.frame().map(u32::from);
     let edge = [(0, top), (m, bottom), (left, 0), (right, m)];
@@ -345,7 +345,7 @@ fn large_case((n, method, centre, draw, pool, extras): LargeSpec) -> Large {
     let unit = |i: u32| &plan.units()[i as usize];
     let mut deep = Vec::new();
     for &extra in extras {
-        let kind = |u: &nqueens::Unit| match extra {
+        let kind = |u: &nqueens_count::Unit| match extra {
             Extra::Any => true,
             Extra::Free(rows) => u.weight() == 8 && searched_rows(&plan, u) == rows,
             Extra::Symmetric => u.weight() != 8,
@@ -628,7 +628,7 @@ proptest! {
 #[test]
 fn placed_queens_on_large_boards_on_every_kernel() {
     for n in [16u32, 21, 27, 32] {
-        let c = nqueens::solutions::construct(n).unwrap().unwrap();
+        let c = nqueens_count::solutions::construct(n).unwrap().unwrap();
         // Rows 1..=3 and the last 12 stay open.
         let queens: Vec<Queen> = (4..=n - 12)
             .map(|row| Queen::one_based(row, c.column(row).unwrap()).unwrap())
@@ -756,7 +756,7 @@ fn symmetric_placements_keep_or_drop_the_method() {
         // the main diagonal off the centre (kept by the diagonal reflection only).
         let mut pair = None;
         let mut diagonal = None;
-        let _ = nqueens::solutions::for_each_solution(&Job::new(n).unwrap(), |s| {
+        let _ = nqueens_count::solutions::for_each_solution(&Job::new(n).unwrap(), |s| {
             let col = |r: usize| s.zero_based()[r] as usize;
             if pair.is_none() {
                 pair = (0..m / 2).find(|&r| col(m - r) == m - col(r)).map(|r| {
@@ -829,7 +829,7 @@ fn d4_and_edge_at_16_and_17_depth_first() {
         let p = published(n).unwrap();
         for (depth, threads) in [(2, 1), (3, 2)] {
             for method in [Method::D4, Method::Edge] {
-                let min_rows = nqueens::LANE_MIN_ROWS;
+                let min_rows = nqueens_count::LANE_MIN_ROWS;
                 let kernel = Kernel::Dfs;
                 let c = counts(n, method, depth, threads, kernel, min_rows);
                 assert_eq!(

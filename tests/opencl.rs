@@ -5,7 +5,7 @@
 use crate::common;
 use crate::common::nq;
 
-use nqueens::known::published;
+use nqueens_count::known::published;
 
 /// Whether an OpenCL device is present; panics when one is required and missing.
 fn have_opencl() -> bool {
@@ -88,7 +88,7 @@ fn kernel_opencl_counts_and_reports_its_device() {
     assert_eq!(j["total"], 73712);
     assert_eq!(j["devices"].as_array().map(Vec::len), Some(1));
     let shared = j["devices"][0]["units"].as_u64().unwrap() < j["units"].as_u64().unwrap();
-    let cpu = nqueens::Kernel::best().name();
+    let cpu = nqueens_count::Kernel::best().name();
     let want = if shared {
         format!("{cpu}+opencl")
     } else {

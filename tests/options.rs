@@ -2,7 +2,7 @@
 //! a shard, `--out` without one, the unique count of a result file, the reported split depth.
 
 use crate::common::nq;
-use nqueens::longrun::ShardResult;
+use nqueens_count::longrun::ShardResult;
 use predicates::prelude::*;
 
 fn json_of(args: &[&str]) -> serde_json::Value {

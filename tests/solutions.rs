@@ -3,11 +3,11 @@
 
 use crate::common::count;
 use crate::common::{images, naive_solutions};
-use nqueens::format::{Kind, Printer};
-use nqueens::known::published;
-use nqueens::solutions::uva750;
-use nqueens::solutions::{construct, for_each_solution, write_solutions, WriteError, WriteOptions};
-use nqueens::{Error, Job, Method, Queen};
+use nqueens_count::format::{Kind, Printer};
+use nqueens_count::known::published;
+use nqueens_count::solutions::uva750;
+use nqueens_count::solutions::{construct, for_each_solution, write_solutions, WriteError, WriteOptions};
+use nqueens_count::{Error, Job, Method, Queen};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
@@ -636,7 +636,7 @@ fn writing_errors_stop_the_listing() {
         Err(WriteError::Invalid(Error::ZeroThreads))
     ));
     let opts = WriteOptions {
-        threads: nqueens::MAX_THREADS + 1,
+        threads: nqueens_count::MAX_THREADS + 1,
         ..opts
     };
     assert!(matches!(

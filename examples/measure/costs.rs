@@ -18,8 +18,8 @@
 //! class (`plan::cost::class`) and replays of unit times through the ETA estimator
 //! (`plan::eta::Eta`); `scripts/timing.sh eta` checks the ETA on real runs, resumed ones too.
 
-use nqueens::longrun::ShardSpec;
-use nqueens::{Job, Kernel, Plan};
+use nqueens_count::longrun::ShardSpec;
+use nqueens_count::{Job, Kernel, Plan};
 use std::time::Instant;
 
 /// Ranks of `v` (ties share the mean rank).

@@ -3,11 +3,11 @@
 //! `cargo run --release --example methods -- 16 17` (N values; `NQUEENS_REPS` runs each, default 3).
 //! Prints one line per measurement: the median wall time of the repetitions.
 
-use nqueens::bench::serial_count;
-use nqueens::longrun::Watch;
-use nqueens::Kernel;
-use nqueens::UnitTiming;
-use nqueens::{known, Cancel, Counts, Engine, Job, Method, Plan};
+use nqueens_count::bench::serial_count;
+use nqueens_count::longrun::Watch;
+use nqueens_count::Kernel;
+use nqueens_count::UnitTiming;
+use nqueens_count::{known, Cancel, Counts, Engine, Job, Method, Plan};
 use std::time::Instant;
 
 /// Busy time per worker: on a loaded machine wall time says little about scaling, but the

@@ -3,7 +3,7 @@
 //! below a unit's prefix (`plan::evaluate_nodes`); the edge method does not count the queens of
 //! its frames, which it places without a search.
 
-use nqueens::{Job, Method, Plan};
+use nqueens_count::{Job, Method, Plan};
 
 fn main() {
     let a: Vec<u32> = std::env::args()

@@ -10,12 +10,12 @@
 //! serialized as the program writes them, and their bytes reported, beside the same files
 //! without per-unit records (format 1), with and without unique counts.
 
-use nqueens::known::published;
-use nqueens::longrun::Identity;
-use nqueens::longrun::Run;
-use nqueens::longrun::Watch;
-use nqueens::longrun::{ShardResult, ShardSpec};
-use nqueens::{Cancel, Counts, Engine, Job, Plan, UnitTiming};
+use nqueens_count::known::published;
+use nqueens_count::longrun::Identity;
+use nqueens_count::longrun::Run;
+use nqueens_count::longrun::Watch;
+use nqueens_count::longrun::{ShardResult, ShardSpec};
+use nqueens_count::{Cancel, Counts, Engine, Job, Plan, UnitTiming};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;

@@ -4,7 +4,7 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(12);
-    match nqueens::bench::serial_count(n) {
+    match nqueens_count::bench::serial_count(n) {
         Ok(total) => println!("{total}"),
         Err(e) => {
             eprintln!("serial: {e}");

@@ -1,12 +1,12 @@
 //! The options and values that several subcommands share: where a count runs (the kernel and
 //! OpenCL devices), thread counts, board sizes, queen positions, and the choices among the
 //! library's named enums (method, kernel, format), whose names and help come from their one
-//! definition in the library ([`nqueens::Named`]).
+//! definition in the library ([`nqueens_count::Named`]).
 
 use super::{shown, Result, UsageError};
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::Args;
-use nqueens::{Devices, Engine, Named, Queen, MAX_N, MAX_THREADS};
+use nqueens_count::{Devices, Engine, Named, Queen, MAX_N, MAX_THREADS};
 use std::marker::PhantomData;
 
 /// A value parser for a named enum of the library: its names (with their help) are clap's
@@ -65,7 +65,7 @@ pub struct EngineArgs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KernelChoice {
     /// The CPU workers search with this kernel.
-    Cpu(nqueens::Kernel),
+    Cpu(nqueens_count::Kernel),
     /// One OpenCL device counts; the CPU workers use the fastest kernel for what they do.
     OpenCl,
 }
@@ -81,10 +81,10 @@ impl KernelParser {
             return Ok(KernelChoice::OpenCl);
         }
         s.parse().map(KernelChoice::Cpu).map_err(|e| match e {
-            nqueens::Error::UnknownName { name, .. } => format!(
+            nqueens_count::Error::UnknownName { name, .. } => format!(
                 "unknown kernel '{}' (expected {})",
                 shown(&name),
-                nqueens::Kernel::choices_in_words(&["opencl"])
+                nqueens_count::Kernel::choices_in_words(&["opencl"])
             ),
             e => e.to_string(),
         })
@@ -107,7 +107,7 @@ impl TypedValueParser for KernelParser {
 
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
         let auto = PossibleValue::new("auto").help("the fastest this processor has");
-        let cpu = nqueens::Kernel::ALL
+        let cpu = nqueens_count::Kernel::ALL
             .into_iter()
             .rev()
             .map(|k| PossibleValue::new(k.name()).help(k.help()));
@@ -144,10 +144,10 @@ impl EngineArgs {
     }
 
     /// The kernel the CPU workers search with (the fastest with --kernel opencl).
-    pub fn cpu_kernel(&self) -> nqueens::Kernel {
+    pub fn cpu_kernel(&self) -> nqueens_count::Kernel {
         match self.kernel {
             KernelChoice::Cpu(kernel) => kernel,
-            KernelChoice::OpenCl => nqueens::Kernel::best(),
+            KernelChoice::OpenCl => nqueens_count::Kernel::best(),
         }
     }
 
@@ -237,7 +237,7 @@ pub fn parse_n(s: &str) -> Result<u32, String> {
         )
     })?;
     let n = u32::try_from(n).map_err(|_| format!("N must be between 1 and {MAX_N}, got {n}"))?;
-    nqueens::check_n(n).map_err(|e| e.to_string())
+    nqueens_count::check_n(n).map_err(|e| e.to_string())
 }
 
 /// Parses a queen position `R,C` (1-based row and column).

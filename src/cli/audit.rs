@@ -5,10 +5,10 @@ use super::args::{EngineArgs, KernelChoice};
 use super::{default_threads, parse_threads};
 use super::{Exit, Result};
 use clap::Args;
-use nqueens::longrun::audit::{self, Recorded, Sample};
-use nqueens::longrun::envelope::FileKind;
-use nqueens::longrun::Identity;
-use nqueens::{Class, Classify, Counts, Plan};
+use nqueens_count::longrun::audit::{self, Recorded, Sample};
+use nqueens_count::longrun::envelope::FileKind;
+use nqueens_count::longrun::Identity;
+use nqueens_count::{Class, Classify, Counts, Plan};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -189,8 +189,8 @@ fn whole_jobs(files: &[File], tally: &mut Tally) -> Vec<String> {
     for job in audit::whole_jobs(files.iter().map(|f| &f.records)) {
         let id = &job.identity;
         let verdict = match job.verdict {
-            Ok(nqueens::known::Checked::AsPublished) => "as published".to_string(),
-            Ok(nqueens::known::Checked::Unpublished) => continue,
+            Ok(nqueens_count::known::Checked::AsPublished) => "as published".to_string(),
+            Ok(nqueens_count::known::Checked::Unpublished) => continue,
             Err(m) => {
                 tally.jobs_off += 1;
                 format!(

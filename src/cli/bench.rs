@@ -9,8 +9,8 @@
 use super::progress::{Display, Mode};
 use super::{parse_n, Exit, Failure, Result, UsageError};
 use clap::Args;
-use nqueens::bench::{self, export, BenchError, Machine, Results, Settings};
-use nqueens::known::MAX_KNOWN_N;
+use nqueens_count::bench::{self, export, BenchError, Machine, Results, Settings};
+use nqueens_count::known::MAX_KNOWN_N;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -62,8 +62,8 @@ pub struct BenchArgs {
     /// Methods of the engine, comma-separated [default: edge, the
     /// default method of `nqueens count`, and mirror, the serial solver's own method, for a
     /// like-for-like scaling curve]. The plots show the default method.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = super::args::named::<nqueens::Method>())]
-    method: Option<Vec<nqueens::Method>>,
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = super::args::named::<nqueens_count::Method>())]
+    method: Option<Vec<nqueens_count::Method>>,
     #[command(flatten)]
     engine: super::args::EngineArgs,
     /// A count under 10 ms is repeated within each timed run until the run has lasted this many
@@ -122,7 +122,7 @@ fn settings(args: &BenchArgs) -> Result<Settings> {
         min_run_ms: args.min_run_ms,
         unique: args.unique,
     };
-    if settings.devices == nqueens::Devices::Gpus {
+    if settings.devices == nqueens_count::Devices::Gpus {
         // Says on stderr, once, when there is no GPU to add.
         args.engine.engine(1)?;
     }
@@ -186,7 +186,7 @@ pub fn run(args: &BenchArgs) -> Result<Exit> {
     let code = match (&failure, signals.signal.load(Ordering::SeqCst)) {
         (Some(e), _) => {
             note!("nqueens: error: {e}; {kept}");
-            Exit::of(nqueens::Classify::class(e))
+            Exit::of(nqueens_count::Classify::class(e))
         }
         (None, 0) => Exit::Done,
         (None, sig) => {
@@ -338,7 +338,7 @@ mod tests {
         };
         let machine = Machine::detect("test".into());
         let report =
-            nqueens::bench::run(&settings, machine, &mut (), &nqueens::Cancel::new()).unwrap();
+            nqueens_count::bench::run(&settings, machine, &mut (), &nqueens_count::Cancel::new()).unwrap();
         let tmp = tempfile::tempdir().unwrap();
         // A folder under a regular file cannot be made, not even by root.
         let file = tmp.path().join("file");

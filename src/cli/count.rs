@@ -4,7 +4,7 @@ use super::report::print_count;
 use super::{default_threads, parse_n, parse_threads, UsageError};
 use super::{Exit, Result};
 use clap::Args;
-use nqueens::{Job, Method};
+use nqueens_count::{Job, Method};
 
 /// Count the solutions for an N×N board.
 #[derive(Args, Debug)]
@@ -35,7 +35,7 @@ pub struct CountArgs {
     json: bool,
     /// Count only solutions with a queen at row R, column C (1-based); repeatable.
     #[arg(long, value_name = "R,C", value_parser = super::args::parse_place)]
-    place: Vec<nqueens::Queen>,
+    place: Vec<nqueens_count::Queen>,
     #[command(flatten)]
     engine: super::args::EngineArgs,
     #[command(flatten)]
@@ -93,10 +93,10 @@ pub fn from_stdin() -> Result<Exit> {
     let n = parse_n(text).map_err(|e| UsageError(format!("standard input: {e}")))?;
     let threads = default_threads();
     let job = Job::new(n)?.with_default_split_depth(threads);
-    let cpu = nqueens::longrun::estimate::cpu_time(&job, None, nqueens::Kernel::best());
+    let cpu = nqueens_count::longrun::estimate::cpu_time(&job, None, nqueens_count::Kernel::best());
     let hint = format!("run `nqueens count {n} --yes` to start it anyway");
     super::longrun::confirm(cpu, threads, false, &hint)?;
-    let report = nqueens::Engine::new(threads)?.count(&job)?;
+    let report = nqueens_count::Engine::new(threads)?.count(&job)?;
     print_count(&report, false)?;
     Ok(Exit::Done)
 }

@@ -2,7 +2,7 @@
 
 use super::{Exit, Result};
 use clap::Args;
-use nqueens::{opencl, DeviceRun};
+use nqueens_count::{opencl, DeviceRun};
 use std::io::Write;
 
 /// List where counts can run: the CPU's search kernels (the first line, `cpu: ...`), then the
@@ -12,17 +12,17 @@ pub struct DevicesArgs {}
 
 pub fn run(_: &DevicesArgs) -> Result<Exit> {
     let mut out = super::stdout();
-    let kernels: Vec<&str> = nqueens::Kernel::ALL
+    let kernels: Vec<&str> = nqueens_count::Kernel::ALL
         .into_iter()
         .rev()
         .filter(|k| k.available())
-        .map(nqueens::Kernel::name)
+        .map(nqueens_count::Kernel::name)
         .collect();
     writeln!(
         out,
         "cpu: kernels {} (auto: {}), {} logical cores",
         kernels.join(", "),
-        nqueens::Kernel::best(),
+        nqueens_count::Kernel::best(),
         super::default_threads()
     )?;
     match opencl::devices() {

@@ -7,11 +7,11 @@
 //! | 2 | bad input or a refusal: an argument, a file given, a run too long to start unconfirmed, a file in use |
 //! | 128 + S | stopped by signal S (the checkpoint saved) |
 //!
-//! Every error a command meets becomes a [`Failure`] by its class ([`nqueens::Classify`]),
+//! Every error a command meets becomes a [`Failure`] by its class ([`nqueens_count::Classify`]),
 //! which the library's errors say themselves: the request's (2), the machine's or a
 //! disagreement (1). No error type has a rule of its own here.
 
-use nqueens::{Class, Classify};
+use nqueens_count::{Class, Classify};
 use std::error::Error as StdError;
 use std::process::ExitCode;
 
@@ -121,27 +121,27 @@ macro_rules! by_class {
 }
 
 by_class!(
-    nqueens::Error,
-    nqueens::known::Mismatch,
-    nqueens::longrun::StoreError,
-    nqueens::longrun::RunError,
-    nqueens::longrun::SetError,
-    nqueens::longrun::ShardSpecError,
-    nqueens::longrun::StatusError,
-    nqueens::longrun::lock::LockError,
-    nqueens::longrun::audit::AuditError,
-    nqueens::longrun::MergeError,
-    nqueens::longrun::durable::FileError,
-    nqueens::longrun::estimate::TooLong,
-    nqueens::longrun::estimate::ListingTooLarge,
-    nqueens::opencl::OpenClError,
-    nqueens::solutions::uva750::InputError,
+    nqueens_count::Error,
+    nqueens_count::known::Mismatch,
+    nqueens_count::longrun::StoreError,
+    nqueens_count::longrun::RunError,
+    nqueens_count::longrun::SetError,
+    nqueens_count::longrun::ShardSpecError,
+    nqueens_count::longrun::StatusError,
+    nqueens_count::longrun::lock::LockError,
+    nqueens_count::longrun::audit::AuditError,
+    nqueens_count::longrun::MergeError,
+    nqueens_count::longrun::durable::FileError,
+    nqueens_count::longrun::estimate::TooLong,
+    nqueens_count::longrun::estimate::ListingTooLarge,
+    nqueens_count::opencl::OpenClError,
+    nqueens_count::solutions::uva750::InputError,
     UsageError,
     Undelivered,
 );
 
 #[cfg(feature = "bench")]
-by_class!(nqueens::bench::BenchError);
+by_class!(nqueens_count::bench::BenchError);
 
 impl From<std::io::Error> for Failure {
     fn from(e: std::io::Error) -> Failure {
@@ -194,11 +194,11 @@ impl From<clap::Error> for Failure {
 }
 
 /// A listing's error: an I/O error as such (a closed pipe ends a listing), else by its class.
-impl From<nqueens::solutions::WriteError> for Failure {
-    fn from(e: nqueens::solutions::WriteError) -> Failure {
+impl From<nqueens_count::solutions::WriteError> for Failure {
+    fn from(e: nqueens_count::solutions::WriteError) -> Failure {
         match e {
-            nqueens::solutions::WriteError::Io(e) => e.into(),
-            nqueens::solutions::WriteError::Invalid(e) => e.into(),
+            nqueens_count::solutions::WriteError::Io(e) => e.into(),
+            nqueens_count::solutions::WriteError::Invalid(e) => e.into(),
         }
     }
 }
@@ -217,19 +217,19 @@ mod tests {
         let f: Failure = io.into();
         assert!(f.is_broken_pipe());
         assert_eq!(f.exit(), ExitCode::from(1));
-        let mismatch = nqueens::known::check(
+        let mismatch = nqueens_count::known::check(
             8,
             false,
             false,
-            nqueens::Counts {
+            nqueens_count::Counts {
                 total: 93,
                 unique: 0,
             },
         )
         .unwrap_err();
         assert_eq!(code(mismatch.into()), ExitCode::from(1));
-        assert_eq!(code(nqueens::Error::ZeroThreads.into()), ExitCode::from(2));
-        let machine = nqueens::Error::ThreadPool { reason: "x".into() };
+        assert_eq!(code(nqueens_count::Error::ZeroThreads.into()), ExitCode::from(2));
+        let machine = nqueens_count::Error::ThreadPool { reason: "x".into() };
         assert_eq!(code(machine.into()), ExitCode::from(1));
         let ends = [
             (Exit::Done, 0),

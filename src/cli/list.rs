@@ -3,9 +3,9 @@
 use super::{default_threads, parse_n, parse_threads};
 use super::{Exit, Result, UsageError};
 use clap::Args;
-use nqueens::format::Kind;
-use nqueens::solutions::{write_solutions, WriteError, WriteOptions};
-use nqueens::{Job, Queen};
+use nqueens_count::format::Kind;
+use nqueens_count::solutions::{write_solutions, WriteError, WriteOptions};
+use nqueens_count::{Job, Queen};
 
 /// List every solution for an N×N board, in lexicographic order of the column sequence.
 #[derive(Args, Debug)]
@@ -50,7 +50,7 @@ pub fn run(args: &ListArgs) -> Result<Exit> {
         threads,
     };
     if !args.yes {
-        nqueens::longrun::estimate::listing(&job, args.format, args.limit, threads)
+        nqueens_count::longrun::estimate::listing(&job, args.format, args.limit, threads)
             .check(room_of_stdout())
             .map_err(|e| {
                 UsageError(format!(

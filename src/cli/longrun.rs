@@ -18,10 +18,10 @@ use super::report::{print_report_of, Of, ShardOf};
 use super::{Exit, Result};
 use super::{Failure, UsageError};
 use clap::Args;
-use nqueens::longrun::estimate;
-use nqueens::longrun::ShardSpec;
-use nqueens::longrun::{Done, Finish, Prepared, Run, RunError};
-use nqueens::{Cancel, Engine, Job, Method};
+use nqueens_count::longrun::estimate;
+use nqueens_count::longrun::ShardSpec;
+use nqueens_count::longrun::{Done, Finish, Prepared, Run, RunError};
+use nqueens_count::{Cancel, Engine, Job, Method};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -93,7 +93,7 @@ fn parse_interval(s: &str) -> Result<Duration, String> {
 
 fn parse_shard(s: &str) -> Result<ShardSpec, String> {
     s.parse()
-        .map_err(|e: nqueens::longrun::ShardSpecError| e.to_string())
+        .map_err(|e: nqueens_count::longrun::ShardSpecError| e.to_string())
 }
 
 impl LongRunArgs {
@@ -473,8 +473,8 @@ fn without_path(e: std::io::Error) -> std::io::Error {
 
 /// What to add to the refusal of a file of this job but for counting unique solutions where
 /// the run does not, or the reverse: the option that resumes it.
-fn unique_hint(e: &nqueens::longrun::StoreError) -> &'static str {
-    use nqueens::longrun::Difference;
+fn unique_hint(e: &nqueens_count::longrun::StoreError) -> &'static str {
+    use nqueens_count::longrun::Difference;
     match e.differences() {
         [Difference::Unique { file: true }] => ": resume it with --unique",
         [Difference::Unique { file: false }] => ": resume it without --unique",

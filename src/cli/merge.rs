@@ -2,7 +2,7 @@
 
 use super::{Exit, Result};
 use clap::Args;
-use nqueens::longrun::{self, MergeError};
+use nqueens_count::longrun::{self, MergeError};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
 //! Progress of a count on stderr: a bar on a terminal, plain lines in a log. What is shown comes
-//! from the library's long run ([`nqueens::longrun::Progress`]: the share of the estimated work,
+//! from the library's long run ([`nqueens_count::longrun::Progress`]: the share of the estimated work,
 //! corrected by the units' measured times, and the time left); this only draws it, once per
 //! finished unit and on the engine's ticks, never from the search itself.
 //!
@@ -11,7 +11,7 @@
 //! whole.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
-use nqueens::longrun::{clock, LogLines, Progress, SaveEvent, Watch};
+use nqueens_count::longrun::{clock, LogLines, Progress, SaveEvent, Watch};
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! one JSON object. Every subcommand that finishes a count prints it here.
 
 use super::Result;
-use nqueens::Report;
+use nqueens_count::Report;
 use serde::Serialize;
 use std::io::Write;
 
@@ -35,7 +35,7 @@ struct CountJson {
     /// Where the CPU workers' searches ran: `lanes` (on the kernel's vector lanes) and
     /// `depth_first` (trees too small for the lanes, or the dfs kernel). Zero lane searches
     /// under a vector kernel means the kernel never ran.
-    searches: nqueens::Searches,
+    searches: nqueens_count::Searches,
     /// Wall time in seconds.
     elapsed_s: f64,
     /// The CPU time in seconds that the model estimated before the run for the units it counted

@@ -2,8 +2,8 @@
 
 use super::{Exit, Result};
 use clap::Args;
-use nqueens::format::{self, Kind, Printer};
-use nqueens::solutions::{construct, MAX_CONSTRUCT_N};
+use nqueens_count::format::{self, Kind, Printer};
+use nqueens_count::solutions::{construct, MAX_CONSTRUCT_N};
 
 /// Print one solution for an N×N board, for any N up to 4294967295, in time linear in N.
 #[derive(Args, Debug)]

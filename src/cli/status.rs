@@ -3,7 +3,7 @@
 
 use super::{Exit, Result};
 use clap::Args;
-use nqueens::longrun::{self, clock, Status};
+use nqueens_count::longrun::{self, clock, Status};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;

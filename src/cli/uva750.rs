@@ -3,7 +3,7 @@
 use super::UsageError;
 use super::{Exit, Result};
 use clap::Args;
-use nqueens::solutions::uva750;
+use nqueens_count::solutions::uva750;
 use std::io::{BufWriter, Write};
 
 /// The most input read: real judge inputs are far smaller.

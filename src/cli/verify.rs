@@ -3,9 +3,9 @@
 use super::{default_threads, parse_threads, UsageError};
 use super::{Exit, Result};
 use clap::Args;
-use nqueens::known::{self, MAX_KNOWN_N};
-use nqueens::longrun::estimate;
-use nqueens::{Job, Method};
+use nqueens_count::known::{self, MAX_KNOWN_N};
+use nqueens_count::longrun::estimate;
+use nqueens_count::{Job, Method};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ pub struct VerifyArgs {
     #[arg(long)]
     unique: bool,
     /// Search method.
-    #[arg(long, default_value = "edge", value_parser = super::args::named::<nqueens::Method>())]
+    #[arg(long, default_value = "edge", value_parser = super::args::named::<nqueens_count::Method>())]
     method: Method,
     #[command(flatten)]
     engine: super::args::EngineArgs,
@@ -68,7 +68,7 @@ struct Expected {
 /// Reads a table of expected values: lines `N TOTAL [UNIQUE]`, blank lines and `#` comments
 /// ignored. A malformed line or an N given twice is a usage error naming the line.
 fn read_table(path: &Path) -> Result<BTreeMap<u32, Expected>> {
-    use nqueens::longrun::durable::{read_bounded, Bound};
+    use nqueens_count::longrun::durable::{read_bounded, Bound};
     // Through the one bounded reader of regular files: a FIFO or /dev/zero is refused, and a
     // table is far smaller than this (an OEIS b-file of A000170 is under 1 kB).
     const TABLE: Bound = Bound {
@@ -189,7 +189,7 @@ pub fn run(args: &VerifyArgs) -> Result<Exit> {
             .with_default_split_depth(threads);
         let r = engine.count(&job)?;
         super::devices::warn_failed(&r.devices);
-        let expected = nqueens::Counts {
+        let expected = nqueens_count::Counts {
             total: published.total,
             unique: published.unique.unwrap_or_default(),
         };

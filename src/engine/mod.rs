@@ -65,14 +65,14 @@ pub enum Devices {
 /// and count many jobs on it; the threads are started once.
 ///
 /// ```
-/// use nqueens::{Engine, Job, Kernel};
+/// use nqueens_count::{Engine, Job, Kernel};
 ///
 /// let engine = Engine::new(2)?.with_kernel(Kernel::Dfs)?;
 /// for (n, total) in [(8, 92), (10, 724)] {
 ///     let report = engine.count(&Job::new(n)?)?;
 ///     assert_eq!((report.counts.total, report.kernel), (total, Kernel::Dfs));
 /// }
-/// # Ok::<(), nqueens::Error>(())
+/// # Ok::<(), nqueens_count::Error>(())
 /// ```
 pub struct Engine {
     pool: rayon::ThreadPool,
@@ -206,10 +206,10 @@ impl Engine {
     /// its units to them, and the report says so ([`DeviceRun::error`]).
     ///
     /// ```
-    /// let job = nqueens::Job::new(8)?;
-    /// let report = nqueens::Engine::new(2)?.count(&job)?;
+    /// let job = nqueens_count::Job::new(8)?;
+    /// let report = nqueens_count::Engine::new(2)?.count(&job)?;
     /// assert_eq!(report.counts.total, 92);
-    /// # Ok::<(), nqueens::Error>(())
+    /// # Ok::<(), nqueens_count::Error>(())
     /// ```
     pub fn count(&self, job: &Job) -> Result<Report> {
         let plan = Arc::new(Plan::new(job.clone()));

@@ -52,12 +52,12 @@ pub struct DeviceRun {
 /// units, threads, kernel, devices, where the searches ran, the wall time).
 ///
 /// ```
-/// let job = nqueens::Job::new(9)?.with_unique(true);
-/// let report = nqueens::Engine::new(2)?.count(&job)?;
+/// let job = nqueens_count::Job::new(9)?.with_unique(true);
+/// let report = nqueens_count::Engine::new(2)?.count(&job)?;
 /// assert_eq!((report.counts.total, report.counts.unique), (352, 46));
-/// assert_eq!((report.n, report.method, report.threads), (9, nqueens::Method::Edge, 2));
+/// assert_eq!((report.n, report.method, report.threads), (9, nqueens_count::Method::Edge, 2));
 /// assert!(report.unique && report.units > 0 && report.devices.is_empty());
-/// # Ok::<(), nqueens::Error>(())
+/// # Ok::<(), nqueens_count::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Report {

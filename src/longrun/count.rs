@@ -18,11 +18,11 @@ impl Engine {
     /// stop is a long run, [`crate::longrun::Run`], which takes the same watch and cancel).
     ///
     /// ```
-    /// use nqueens::longrun::Progress;
-    /// use nqueens::{Cancel, Engine, Job};
+    /// use nqueens_count::longrun::Progress;
+    /// use nqueens_count::{Cancel, Engine, Job};
     ///
     /// struct Last(Option<Progress>);
-    /// impl nqueens::longrun::Watch for Last {
+    /// impl nqueens_count::longrun::Watch for Last {
     ///     fn progress(&mut self, p: &Progress) {
     ///         self.0 = Some(*p);
     ///     }
@@ -37,8 +37,8 @@ impl Engine {
     /// let cancel = Cancel::new();
     /// cancel.cancel();
     /// let stopped = engine.count_with(&job, &mut (), &cancel);
-    /// assert!(matches!(stopped, Err(nqueens::Error::Cancelled { .. })));
-    /// # Ok::<(), nqueens::Error>(())
+    /// assert!(matches!(stopped, Err(nqueens_count::Error::Cancelled { .. })));
+    /// # Ok::<(), nqueens_count::Error>(())
     /// ```
     pub fn count_with(&self, job: &Job, watch: &mut dyn Watch, cancel: &Cancel) -> Result<Report> {
         let plan = Arc::new(Plan::new(job.clone()));

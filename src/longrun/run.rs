@@ -41,8 +41,8 @@ use thiserror::Error;
 /// estimated), then [`Prepared::execute`] it on an engine.
 ///
 /// ```
-/// use nqueens::longrun::{Finish, Run};
-/// use nqueens::{Cancel, Engine, Job};
+/// use nqueens_count::longrun::{Finish, Run};
+/// use nqueens_count::{Cancel, Engine, Job};
 /// use std::time::Duration;
 ///
 /// let ckpt = std::env::temp_dir().join(format!("nqueens-run-{}.ckpt", std::process::id()));

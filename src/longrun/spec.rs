@@ -24,15 +24,15 @@ impl ShardSpec {
     /// ([`crate::longrun::assign`]).
     ///
     /// ```
-    /// use nqueens::longrun::ShardSpec;
-    /// use nqueens::{Job, Plan};
+    /// use nqueens_count::longrun::ShardSpec;
+    /// use nqueens_count::{Job, Plan};
     ///
     /// let plan = Plan::new(Job::new(12)?.with_split_depth(2)?);
     /// let shards: Vec<Vec<u32>> = (0..3).map(|index| ShardSpec { index, count: 3 }.units(&plan)).collect();
     /// let mut all: Vec<u32> = shards.concat();
     /// all.sort_unstable();
     /// assert_eq!(all, (0..plan.units().len() as u32).collect::<Vec<_>>());
-    /// # Ok::<(), nqueens::Error>(())
+    /// # Ok::<(), nqueens_count::Error>(())
     /// ```
     pub fn units(&self, plan: &crate::Plan) -> Vec<u32> {
         let mut units =

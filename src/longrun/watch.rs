@@ -148,8 +148,8 @@ pub fn clock(d: Duration) -> String {
 /// writes it. A failed write to stderr is ignored: a message never costs what it reports.
 ///
 /// ```
-/// use nqueens::longrun::{Finish, LogLines, Run};
-/// use nqueens::{Engine, Job};
+/// use nqueens_count::longrun::{Finish, LogLines, Run};
+/// use nqueens_count::{Engine, Job};
 /// use std::time::Duration;
 ///
 /// let engine = Engine::new(2)?;

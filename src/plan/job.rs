@@ -8,7 +8,7 @@ use crate::search::{MAX_N, MAX_PREFIX};
 /// programs 0-based: each way has its constructor and its accessor, named so.
 ///
 /// ```
-/// use nqueens::Queen;
+/// use nqueens_count::Queen;
 ///
 /// let q = Queen::one_based(1, 3).unwrap();
 /// assert_eq!((q.row(), q.col()), (1, 3));
@@ -81,7 +81,7 @@ pub fn check_threads(threads: usize) -> Result<usize> {
 /// work; the same job always yields the same work units.
 ///
 /// ```
-/// use nqueens::{Error, Job, Method, Queen};
+/// use nqueens_count::{Error, Job, Method, Queen};
 ///
 /// let corner = Queen::one_based(1, 1).unwrap();
 /// let job = Job::new(10)?
@@ -91,7 +91,7 @@ pub fn check_threads(threads: usize) -> Result<usize> {
 ///     .with_unique(true);
 /// assert_eq!((job.n(), job.split_depth(), job.placed()), (10, 3, &[corner][..]));
 /// assert!(matches!(Job::new(33), Err(Error::BoardSize { .. })));
-/// # Ok::<(), nqueens::Error>(())
+/// # Ok::<(), nqueens_count::Error>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Job {

@@ -17,13 +17,13 @@ pub const UNITS_VERSION: u32 = 1;
 /// with the same indices, on every machine), so checkpoints and shards name units by index.
 ///
 /// ```
-/// use nqueens::{Job, Kernel, Method, Plan};
+/// use nqueens_count::{Job, Kernel, Method, Plan};
 ///
 /// let plan = Plan::new(Job::new(8)?.with_method(Method::Mirror).with_split_depth(2)?);
 /// assert_eq!(plan.units().len(), 21);
 /// let total: u128 = plan.units().iter().map(|u| plan.count_unit(u, Kernel::Dfs).total).sum();
 /// assert_eq!(total, 92);
-/// # Ok::<(), nqueens::Error>(())
+/// # Ok::<(), nqueens_count::Error>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Plan {

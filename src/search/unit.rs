@@ -96,7 +96,7 @@ pub(crate) fn push_units(
 /// would overflow panics rather than give a wrong count).
 ///
 /// ```
-/// use nqueens::Counts;
+/// use nqueens_count::Counts;
 ///
 /// let mut sum = Counts::default();
 /// sum += Counts { total: 8, unique: 1 };

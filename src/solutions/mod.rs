@@ -8,8 +8,8 @@
 //! ([`Solution::zero_based`], [`symmetry`]); each accessor says which in its name or its doc.
 //!
 //! ```
-//! use nqueens::solutions::{construct, for_each_solution};
-//! use nqueens::{Job, Queen};
+//! use nqueens_count::solutions::{construct, for_each_solution};
+//! use nqueens_count::{Job, Queen};
 //! use std::ops::ControlFlow;
 //!
 //! // One solution for a large board, row by row, without search.
@@ -24,7 +24,7 @@
 //!     ControlFlow::Continue(())
 //! })?;
 //! assert_eq!(seen, vec![vec![2, 4, 6, 1, 3, 5]]);
-//! # Ok::<(), nqueens::Error>(())
+//! # Ok::<(), nqueens_count::Error>(())
 //! ```
 
 use crate::error::{Error, Result};
@@ -78,10 +78,10 @@ impl Construction {
     /// (0 or past N).
     ///
     /// ```
-    /// let c = nqueens::solutions::construct(8)?.unwrap();
+    /// let c = nqueens_count::solutions::construct(8)?.unwrap();
     /// assert_eq!((c.column(1), c.column(8)), (Some(2), Some(5)));
     /// assert_eq!((c.column(0), c.column(9)), (None, None));
-    /// # Ok::<(), nqueens::Error>(())
+    /// # Ok::<(), nqueens_count::Error>(())
     /// ```
     pub fn column(&self, row: u32) -> Option<u32> {
         (1..=self.n).contains(&row).then(|| self.column_of(row))
@@ -188,7 +188,7 @@ pub fn construct(n: u32) -> Result<Option<Construction>> {
 /// "one per class" would not be well defined.
 ///
 /// ```
-/// use nqueens::{solutions::for_each_solution, Job};
+/// use nqueens_count::{solutions::for_each_solution, Job};
 /// use std::ops::ControlFlow;
 ///
 /// let mut first = Vec::new();
@@ -197,7 +197,7 @@ pub fn construct(n: u32) -> Result<Option<Construction>> {
 ///     ControlFlow::Break(())
 /// })?;
 /// assert_eq!(first, [1, 5, 8, 6, 3, 7, 2, 4]);
-/// # Ok::<(), nqueens::Error>(())
+/// # Ok::<(), nqueens_count::Error>(())
 /// ```
 pub fn for_each_solution<F>(job: &Job, mut f: F) -> Result<ControlFlow<()>>
 where

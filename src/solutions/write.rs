@@ -64,14 +64,14 @@ impl crate::Classify for WriteError {
 /// Returns the number written.
 ///
 /// ```
-/// use nqueens::solutions::{write_solutions, WriteOptions};
-/// use nqueens::{format::Kind, Job};
+/// use nqueens_count::solutions::{write_solutions, WriteOptions};
+/// use nqueens_count::{format::Kind, Job};
 ///
 /// let mut out = Vec::new();
 /// let opts = WriteOptions { format: Kind::Columns, limit: Some(2), threads: 2 };
 /// write_solutions(&Job::new(6)?, &opts, &mut out).unwrap();
 /// assert_eq!(out, b"2 4 6 1 3 5\n3 6 2 5 1 4\n");
-/// # Ok::<(), nqueens::Error>(())
+/// # Ok::<(), nqueens_count::Error>(())
 /// ```
 pub fn write_solutions<W: Write>(
     job: &Job,

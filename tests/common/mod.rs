@@ -90,8 +90,8 @@ pub fn naive_unique(n: usize) -> u128 {
 /// Every search kernel this processor can run (the depth-first search always), after checking
 /// that the processor's advertised features give the kernels they should: a kernel missing
 /// where `/proc/cpuinfo` lists its features is a failure, not a silent fall-back to `dfs`.
-pub fn kernels() -> Vec<nqueens::Kernel> {
-    let have: Vec<nqueens::Kernel> = nqueens::Kernel::ALL
+pub fn kernels() -> Vec<nqueens_count::Kernel> {
+    let have: Vec<nqueens_count::Kernel> = nqueens_count::Kernel::ALL
         .into_iter()
         .filter(|k| k.available())
         .collect();
@@ -135,8 +135,8 @@ pub fn slow_count(n: u32, ckpt: impl AsRef<std::path::Path>) -> Vec<String> {
 /// one at `index` in [`kernels`]: the fastest kernel at every depth, each other kernel at every
 /// other depth (alternating with its index), so that every kernel meets two depths or more and
 /// every depth two kernels or more, in about half the counts of the whole cross.
-pub fn depth_on_kernel(index: usize, kernel: nqueens::Kernel, depth: u32) -> bool {
-    kernel == nqueens::Kernel::best() || (depth as usize + index).is_multiple_of(2)
+pub fn depth_on_kernel(index: usize, kernel: nqueens_count::Kernel, depth: u32) -> bool {
+    kernel == nqueens_count::Kernel::best() || (depth as usize + index).is_multiple_of(2)
 }
 
 /// Starts `cmd`'s process with SIGINT, SIGTERM and SIGHUP at their default action, for a test
@@ -159,7 +159,7 @@ pub fn with_default_signals(cmd: &mut std::process::Command) -> &mut std::proces
 
 /// The vector kernels `/proc/cpuinfo` says this processor should run (Linux on x86-64; none
 /// elsewhere): every feature a kernel is compiled for (`Kernel::available`) listed.
-pub fn expected_kernels() -> Vec<nqueens::Kernel> {
+pub fn expected_kernels() -> Vec<nqueens_count::Kernel> {
     let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
         return Vec::new();
     };
@@ -171,25 +171,25 @@ pub fn expected_kernels() -> Vec<nqueens::Kernel> {
     let scalar = has("popcnt") && has("bmi1") && has("abm");
     let mut out = Vec::new();
     if scalar && has("avx2") {
-        out.push(nqueens::Kernel::Avx2);
+        out.push(nqueens_count::Kernel::Avx2);
     }
     if scalar && has("avx512f") {
-        out.push(nqueens::Kernel::Avx512);
+        out.push(nqueens_count::Kernel::Avx512);
     }
     out
 }
 
 /// Asserts that a count on `kernel` searched on its lanes (a vector kernel) or only depth first
 /// (`dfs`): the kernel the test names is the one that ran.
-pub fn assert_ran_on(r: &nqueens::Report, kernel: nqueens::Kernel, what: &str) {
+pub fn assert_ran_on(r: &nqueens_count::Report, kernel: nqueens_count::Kernel, what: &str) {
     assert_eq!(r.kernel, kernel, "{what}");
     assert_searched_on(r.searches, kernel, what);
 }
 
 /// Asserts that the searches of a run (`Report::searches`) ran on the
 /// lanes of `kernel` (a vector kernel: at least one lane search) or only depth first (`dfs`).
-fn assert_searched_on(searches: nqueens::Searches, kernel: nqueens::Kernel, what: &str) {
-    if kernel == nqueens::Kernel::Dfs {
+fn assert_searched_on(searches: nqueens_count::Searches, kernel: nqueens_count::Kernel, what: &str) {
+    if kernel == nqueens_count::Kernel::Dfs {
         assert_eq!(searches.lanes, 0, "{what}: dfs ran lane searches");
     } else {
         assert!(
@@ -212,7 +212,7 @@ pub fn kill_mid_run(
     ckpt: &std::path::Path,
     args: impl Fn(u32) -> Vec<String>,
 ) -> (u32, Vec<String>) {
-    use nqueens::longrun::Checkpoint;
+    use nqueens_count::longrun::Checkpoint;
     use std::time::{Duration, Instant};
     for &n in sizes {
         let _ = std::fs::remove_file(ckpt);
@@ -251,6 +251,6 @@ pub fn lock_path(target: &std::path::Path) -> std::path::PathBuf {
 }
 
 /// Counts `job` on a new engine of `threads` workers.
-pub fn count(job: &nqueens::Job, threads: usize) -> nqueens::Result<nqueens::Report> {
-    nqueens::Engine::new(threads)?.count(job)
+pub fn count(job: &nqueens_count::Job, threads: usize) -> nqueens_count::Result<nqueens_count::Report> {
+    nqueens_count::Engine::new(threads)?.count(job)
 }

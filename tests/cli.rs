@@ -66,7 +66,10 @@ fn count_json_has_the_fields() {
     // The kernel: the fastest by default, any the processor runs on request; the same counts.
     let best = nqueens_count::Kernel::best().to_string();
     assert_eq!(v["kernel"], best.as_str());
-    for kernel in nqueens_count::Kernel::ALL.into_iter().filter(|k| k.available()) {
+    for kernel in nqueens_count::Kernel::ALL
+        .into_iter()
+        .filter(|k| k.available())
+    {
         let out = nq()
             .args(["count", "14", "--json", "--unique", "--kernel"])
             .arg(kernel.to_string())
@@ -342,7 +345,10 @@ fn bad_input_is_one_line_and_exit_2() {
         "unknown kernel 'sse'",
     );
     usage_error(&["verify", "--kernel", ""], None, "unknown kernel");
-    if let Some(k) = nqueens_count::Kernel::ALL.into_iter().find(|k| !k.available()) {
+    if let Some(k) = nqueens_count::Kernel::ALL
+        .into_iter()
+        .find(|k| !k.available())
+    {
         usage_error(
             &["count", "8", "--kernel", k.name()],
             None,
@@ -701,4 +707,96 @@ fn verify_json_and_seconds_to_the_microsecond() {
             }
         }
     }
+}
+
+/// Issue 36, item 3: a mistyped subcommand gets a tip (clap finds none for `cnt`); every
+/// subcommand's `--help` ends with examples; `-h` sums each subcommand up in one line; the man
+/// pages' SYNOPSIS names the value of each option.
+#[test]
+fn help_has_tips_examples_summaries_and_value_names() {
+    for (typed, meant) in [
+        ("cnt", "count"),
+        ("lst", "list"),
+        ("mrge", "merge"),
+        ("stat", "status"),
+    ] {
+        let out = nq().args([typed, "8"]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains(&format!("a similar subcommand exists: '{meant}'")),
+            "{err}"
+        );
+    }
+    let out = nq().args(["xyz", "8"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("tip:"));
+    let subcommands = [
+        "count", "verify", "solve", "list", "uva750", "merge", "audit", "status", "bench",
+        "devices",
+    ];
+    for sub in subcommands {
+        let out = nq().args([sub, "--help"]).output().unwrap();
+        let help = String::from_utf8(out.stdout).unwrap();
+        let examples = help
+            .rfind("Examples:\n")
+            .unwrap_or_else(|| panic!("{sub}: {help}"));
+        assert!(
+            help[examples..].contains(&format!("nqueens {sub}")),
+            "{sub}: {help}"
+        );
+    }
+    let out = nq().arg("-h").output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    for sub in subcommands {
+        let line = help
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{sub} ")))
+            .unwrap_or_else(|| panic!("{sub} missing: {help}"));
+        assert!(line.len() <= 100, "{line}");
+    }
+    let out = nq().args(["generate", "man", "count"]).output().unwrap();
+    let man = String::from_utf8(out.stdout).unwrap();
+    let synopsis = man
+        .split(".SH SYNOPSIS")
+        .nth(1)
+        .unwrap()
+        .split(".SH ")
+        .next()
+        .unwrap();
+    assert!(
+        synopsis.contains(r"[\fB\-t\fR|\fB\-\-threads\fR \fITHREADS\fR]"),
+        "{synopsis}"
+    );
+    assert!(
+        synopsis.contains(r"[\fB\-\-checkpoint\fR \fIFILE\fR]"),
+        "{synopsis}"
+    );
+    assert!(synopsis.contains(r"[\fB\-\-unique\fR]"), "{synopsis}");
+}
+
+/// Issue 36, item 5: a long run started with SIGINT ignored (a script's background job) says
+/// once how to stop it; a run with SIGINT as usual does not.
+#[test]
+fn a_run_with_sigint_ignored_says_how_to_stop_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("q.ckpt");
+    let run = |trap: &str| {
+        let script = format!("{trap} exec \"$0\" count 10 --checkpoint \"$1\"");
+        let out = std::process::Command::new("sh")
+            .args(["-c", &script])
+            .arg(common::bin())
+            .arg(&ckpt)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_file(&ckpt);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "724\n");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let err = run("trap '' INT;");
+    assert_eq!(err.matches("SIGTERM").count(), 1, "{err}");
+    assert!(err.contains("stop this run with SIGTERM (kill "), "{err}");
+    assert!(err.contains("which saves the checkpoint"), "{err}");
+    let err = run("");
+    assert!(!err.contains("SIGTERM"), "{err}");
 }

@@ -103,7 +103,10 @@ fn serial_solver_matches_naive() {
 #[test]
 fn thread_counts_out_of_range_are_refused() {
     use nqueens_count::MAX_THREADS;
-    assert_eq!(Engine::new(0).err(), Some(nqueens_count::Error::ZeroThreads));
+    assert_eq!(
+        Engine::new(0).err(),
+        Some(nqueens_count::Error::ZeroThreads)
+    );
     assert_eq!(
         Engine::new(MAX_THREADS + 1).err(),
         Some(nqueens_count::Error::TooManyThreads {
@@ -298,7 +301,12 @@ fn count_with_tells_each_unit_and_stops_when_cancelled() {
         fn progress(&mut self, p: &nqueens_count::longrun::Progress) {
             self.last = Some(*p);
         }
-        fn unit_done(&mut self, index: u32, counts: nqueens_count::Counts, _: &nqueens_count::UnitTiming) {
+        fn unit_done(
+            &mut self,
+            index: u32,
+            counts: nqueens_count::Counts,
+            _: &nqueens_count::UnitTiming,
+        ) {
             assert!(
                 self.units.insert(index, counts).is_none(),
                 "unit {index} twice"
@@ -324,7 +332,9 @@ fn count_with_tells_each_unit_and_stops_when_cancelled() {
         let cancel = nqueens_count::Cancel::new();
         cancel.cancel();
         match engine.count_with(&job, &mut Seen::default(), &cancel) {
-            Err(nqueens_count::Error::Cancelled { done, of }) => assert!(done < of && of == r.units),
+            Err(nqueens_count::Error::Cancelled { done, of }) => {
+                assert!(done < of && of == r.units)
+            }
             other => panic!("{other:?}"),
         }
     }

@@ -6,7 +6,9 @@ use crate::common::{images, naive_solutions};
 use nqueens_count::format::{Kind, Printer};
 use nqueens_count::known::published;
 use nqueens_count::solutions::uva750;
-use nqueens_count::solutions::{construct, for_each_solution, write_solutions, WriteError, WriteOptions};
+use nqueens_count::solutions::{
+    construct, for_each_solution, write_solutions, WriteError, WriteOptions,
+};
 use nqueens_count::{Error, Job, Method, Queen};
 use proptest::prelude::*;
 use std::collections::BTreeSet;

@@ -14,12 +14,16 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Recount a random sample of the units that shard result files (or checkpoints) record, on
-/// this machine's kernel, and compare them unit by unit. Prints each file's units checked, every
+/// Recount a random sample of the units that result files or checkpoints record.
+///
+/// The sample is recounted on this machine's kernel and compared unit by unit. Prints each file's units checked, every
 /// mismatch (unit, recorded and recounted counts, the host that wrote the file) and the chance
 /// that a file with wrong units would have passed. Exit code 1 on any mismatch, 2 for a file
 /// that cannot be audited, 0 when every unit checked agrees.
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nqueens audit shards/*.json                   # recount a random sample of each file's units\n  \
+    nqueens audit s3.json --sample 1              # recount every unit of one shard")]
 pub struct AuditArgs {
     /// Shard result files (`count --shard I/M --out FILE`) or checkpoints (`--checkpoint FILE`).
     #[arg(required = true, value_name = "FILE")]

@@ -16,8 +16,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-/// Measure the engine against the single-threaded solver: every N, every thread count, repeated;
-/// writes scaling.csv, scaling.json, scaling.svg, time.svg and summary.md.
+/// Measure how the engine scales against the single-threaded solver.
+///
+/// Every N, every thread count, repeated; writes scaling.csv, scaling.json, scaling.svg,
+/// time.svg and summary.md.
 ///
 /// Without --n-max, N rises from --n-min while the next N is expected to fit in what is left of
 /// --budget (each run expected to take its time at the last N grown as the CPU-time model
@@ -25,6 +27,9 @@ use std::time::Duration;
 /// every thread count). Engine runs on several threads that last under a second are marked in
 /// the results.
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nqueens bench --n-max 16                      # up to N = 16, on 1, 2, 4... threads\n  \
+    nqueens bench --budget 10m --out results/my-machine")]
 pub struct BenchArgs {
     /// Smallest N.
     #[arg(long, value_name = "A", default_value_t = 10, value_parser = parse_n)]
@@ -338,7 +343,8 @@ mod tests {
         };
         let machine = Machine::detect("test".into());
         let report =
-            nqueens_count::bench::run(&settings, machine, &mut (), &nqueens_count::Cancel::new()).unwrap();
+            nqueens_count::bench::run(&settings, machine, &mut (), &nqueens_count::Cancel::new())
+                .unwrap();
         let tmp = tempfile::tempdir().unwrap();
         // A folder under a regular file cannot be made, not even by root.
         let file = tmp.path().join("file");

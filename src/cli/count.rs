@@ -8,6 +8,12 @@ use nqueens_count::{Job, Method};
 
 /// Count the solutions for an N×N board.
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nqueens count 16                              # 14772512\n  \
+    nqueens count 12 --unique                     # 14200 1787: total and distinct up to symmetry\n  \
+    nqueens count 8 --place 1,1                   # the solutions with a queen in row 1, column 1\n  \
+    nqueens count 20 --checkpoint q20.ckpt        # stopped, the same command resumes\n  \
+    nqueens count 21 --shard 3/64 --out s3.json   # one shard of a job; nqueens merge sums them")]
 pub struct CountArgs {
     /// Board size, 1 to 32.
     #[arg(value_parser = parse_n, allow_negative_numbers = true)]

@@ -5,9 +5,13 @@ use clap::Args;
 use nqueens_count::{opencl, DeviceRun};
 use std::io::Write;
 
-/// List where counts can run: the CPU's search kernels (the first line, `cpu: ...`), then the
-/// OpenCL devices (index, platform, name, type, compute units, memory).
+/// List where counts can run: the CPU's kernels and the OpenCL devices.
+///
+/// The first line (`cpu: ...`) names the processor's search kernels; then one line per OpenCL
+/// device: index, platform, name, type, compute units, memory.
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nqueens devices                               # the kernels of this processor and the OpenCL devices")]
 pub struct DevicesArgs {}
 
 pub fn run(_: &DevicesArgs) -> Result<Exit> {

@@ -228,7 +228,10 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(code(mismatch.into()), ExitCode::from(1));
-        assert_eq!(code(nqueens_count::Error::ZeroThreads.into()), ExitCode::from(2));
+        assert_eq!(
+            code(nqueens_count::Error::ZeroThreads.into()),
+            ExitCode::from(2)
+        );
         let machine = nqueens_count::Error::ThreadPool { reason: "x".into() };
         assert_eq!(code(machine.into()), ExitCode::from(1));
         let ends = [

@@ -70,13 +70,45 @@ pub fn run(args: &GenerateArgs) -> Result<Exit> {
                 })?;
             }
             // A subcommand has no version of its own: name the program's on every page.
+            let mut roff = Vec::new();
             clap_mangen::Man::new(page.clone())
                 .source(format!("nqueens {}", env!("CARGO_PKG_VERSION")))
-                .render(&mut text)?;
+                .render(&mut roff)?;
+            let roff = String::from_utf8_lossy(&roff);
+            text.extend_from_slice(synopsis_values(&roff, &page).as_bytes());
         }
     }
     let mut out = super::stdout();
     out.write_all(&text)?;
     out.flush()?;
     Ok(Exit::Done)
+}
+
+/// The man page `roff` with the value of each option in its SYNOPSIS (`[-t|--threads THREADS]`),
+/// which clap_mangen leaves out there (its OPTIONS section has them).
+fn synopsis_values(roff: &str, page: &clap::Command) -> String {
+    let Some(start) = roff.find(".SH SYNOPSIS\n") else {
+        return roff.to_string();
+    };
+    let end = roff[start + 1..]
+        .find("\n.SH ")
+        .map_or(roff.len(), |e| start + 1 + e);
+    let mut synopsis = roff[start..end].to_string();
+    for arg in page.get_arguments() {
+        let (Some(long), true) = (arg.get_long(), arg.get_action().takes_values()) else {
+            continue;
+        };
+        let value = arg
+            .get_value_names()
+            .and_then(|v| v.first())
+            .map_or_else(|| arg.get_id().as_str().to_uppercase(), ToString::to_string);
+        let named = format!("\\fB\\-\\-{}\\fR]", long.replace('-', "\\-"));
+        let with_value = format!(
+            "\\fB\\-\\-{}\\fR \\fI{}\\fR]",
+            long.replace('-', "\\-"),
+            value.replace('-', "\\-")
+        );
+        synopsis = synopsis.replacen(&named, &with_value, 1);
+    }
+    format!("{}{synopsis}{}", &roff[..start], &roff[end..])
 }

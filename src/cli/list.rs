@@ -9,6 +9,10 @@ use nqueens_count::{Job, Queen};
 
 /// List every solution for an N×N board, in lexicographic order of the column sequence.
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nqueens list 8 --format board                 # the 92 boards of rows of . and Q\n  \
+    nqueens list 10 --unique --limit 5            # the first five classes under symmetry\n  \
+    nqueens list 8 --place 1,1                    # the solutions holding that queen")]
 pub struct ListArgs {
     /// Board size, 1 to 32 (beyond about 18 only useful with --limit).
     #[arg(value_parser = parse_n, allow_negative_numbers = true)]

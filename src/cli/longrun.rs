@@ -161,9 +161,13 @@ pub fn run(
         )
         .into());
     }
-    let Signals { cancel, signal } = signals;
+    let Signals {
+        cancel,
+        signal,
+        interrupt_ignored,
+    } = signals;
     let prepared = prepare(args, job, engine, cancel)?;
-    announce(args, &prepared, engine);
+    announce(args, &prepared, engine, interrupt_ignored);
     let mut display = Display::new(args.mode());
     let finish = prepared.execute(engine, &mut display);
     display.finish();
@@ -277,7 +281,7 @@ fn prepare(args: &LongRunArgs, job: Job, engine: &Engine, cancel: Cancel) -> Res
 /// The notes before a run, once nothing can refuse it any more (so that a refusal is one line
 /// alone): a method the placed queens changed, where it resumes from, its shard, its estimated
 /// CPU time when long.
-fn announce(args: &LongRunArgs, prepared: &Prepared, engine: &Engine) {
+fn announce(args: &LongRunArgs, prepared: &Prepared, engine: &Engine, interrupt_ignored: bool) {
     note_fallback(prepared.plan().job());
     if let Some(path) = prepared.resumed_from() {
         args.note(format!(
@@ -300,7 +304,25 @@ fn announce(args: &LongRunArgs, prepared: &Prepared, engine: &Engine) {
         let threads = engine.threads();
         args.note(format!("estimated {}", estimate::CpuTime { cpu, threads }));
     }
+    // Said once, at the start of a run worth stopping: a run from a script's background has
+    // SIGINT ignored (as a shell does for background jobs), and only SIGTERM stops it cleanly.
+    if interrupt_ignored && (args.checkpoint.is_some() || cpu > SAY_HOW_TO_STOP_ABOVE) {
+        args.note(format!(
+            "SIGINT is ignored here (a background job of a script): stop this run with SIGTERM \
+             (kill {}){}",
+            std::process::id(),
+            if args.checkpoint.is_some() {
+                ", which saves the checkpoint"
+            } else {
+                ""
+            }
+        ));
+    }
 }
+
+/// The estimated CPU time above which a run with SIGINT ignored says how to stop it, with or
+/// without a checkpoint.
+const SAY_HOW_TO_STOP_ABOVE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Says what became of a finished run's files, and prints its result: the count, its JSON
 /// report, or (for a shard not written to `--out`) the result file itself. Nothing counted is
@@ -491,6 +513,9 @@ fn shown_path(path: &std::path::Path) -> String {
 pub struct Signals {
     pub cancel: Cancel,
     pub signal: Arc<AtomicUsize>,
+    /// SIGINT was ignored when the program started (a background job of a script): Ctrl-C and
+    /// `kill -INT` do not stop it.
+    pub interrupt_ignored: bool,
 }
 
 /// Installs the handlers of a long run, first thing, so that a signal before the run starts
@@ -513,7 +538,11 @@ pub fn catch_signals() -> Result<Signals> {
         flag::register_usize(sig, signal.clone(), sig as usize)?;
         flag::register(sig, cancel.flag().clone())?;
     }
-    Ok(Signals { cancel, signal })
+    Ok(Signals {
+        cancel,
+        signal,
+        interrupt_ignored: ignored(SIGINT) && !ignored(SIGTERM),
+    })
 }
 
 /// Whether the signal `sig` is ignored (`SIG_IGN`) now.

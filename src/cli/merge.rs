@@ -7,11 +7,16 @@ use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Check that FILEs are all M shard results of one job, every unit exactly once, and print the
-/// total. Several files of one shard (replicas, computed apart) must agree unit by unit, and then
-/// count once; if they differ, the units, counts and hosts are listed, no total is printed, and
-/// the exit code is 1.
+/// Sum the shard result files of one job into its count, every shard and unit checked.
+///
+/// Checks that FILEs are all M shard results of one job, every unit exactly once, and prints
+/// the total. Several files of one shard (replicas, computed apart) must agree unit by unit, and
+/// then count once; if they differ, the units, counts and hosts are listed, no total is printed,
+/// and the exit code is 1.
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nqueens merge shards/*.json                   # the job's count, every shard checked\n  \
+    nqueens merge shards/*.json --json")]
 pub struct MergeArgs {
     /// Shard result files, written by `nqueens count N --shard I/M --out FILE`; replicas of a
     /// shard under distinct names (one path given twice, or a copy of a file, is refused).

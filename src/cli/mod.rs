@@ -92,8 +92,15 @@ pub fn run() -> Result<Exit> {
         }
         Err(e) if e.use_stderr() => {
             // One line, not clap's usage block: the first line of its message names the problem.
-            let text = e.to_string();
+            let mut text = e.to_string();
             let args: Vec<String> = std::env::args().collect();
+            if e.kind() == clap::error::ErrorKind::InvalidSubcommand && !text.contains("tip:") {
+                if let Some(name) = args.get(1).and_then(|typed| similar_subcommand(typed)) {
+                    text.push_str(&format!(
+                        "\n\n  tip: a similar subcommand exists: '{name}'\n"
+                    ));
+                }
+            }
             return Err(UsageError(clap_line(&text, &args)).into());
         }
         Err(e) => {
@@ -153,6 +160,41 @@ fn clap_line(text: &str, args: &[String]) -> String {
     }
     line.push_str(&format!(" ({help})"));
     line
+}
+
+/// The subcommand `typed` most likely meant where clap finds none close enough (`cnt` for
+/// `count`): one whose name holds the letters typed in order, or is within two edits of it.
+fn similar_subcommand(typed: &str) -> Option<String> {
+    use clap::CommandFactory;
+    let typed = typed.to_ascii_lowercase();
+    let in_order = |name: &str| {
+        let mut rest = name.chars();
+        typed.chars().all(|c| rest.any(|n| n == c))
+    };
+    Cli::command()
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set())
+        .map(|s| s.get_name().to_string())
+        .filter(|name| typed.len() >= 2 && (in_order(name) || edits(&typed, name) <= 2))
+        .min_by_key(|name| edits(&typed, name))
+}
+
+/// The edit (Levenshtein) distance between `a` and `b`.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// Where to read more about a usage error: the help of the subcommand the arguments name

@@ -7,6 +7,9 @@ use nqueens_count::solutions::{construct, MAX_CONSTRUCT_N};
 
 /// Print one solution for an N×N board, for any N up to 4294967295, in time linear in N.
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nqueens solve 8 --format board                # one solution, at once for any N\n  \
+    nqueens solve 1000000 > q.txt                 # a million columns")]
 pub struct SolveArgs {
     /// Board size, 1 to 4294967295 (N = 2 and 3 have no solution).
     #[arg(value_parser = parse_big_n, allow_negative_numbers = true)]

@@ -9,8 +9,10 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Show how far a sharded job is, from its result files and checkpoints: shards finished,
-/// stopped part way and not started, units and estimated work done, time spent and left.
+/// Show how far a sharded job is, from its result files and checkpoints.
+///
+/// Says the shards finished, stopped part way and not started, the units and the estimated
+/// work done, the time spent and the time left.
 ///
 /// Reads the folders (as scripts/slurm/ and scripts/gnu-parallel.sh lay them out) or files
 /// given, and never writes or locks anything: safe beside live runs.

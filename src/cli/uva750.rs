@@ -15,6 +15,8 @@ const MAX_INPUT: u64 = 16 << 20;
 /// (blank lines anywhere), and prints, in the judge's exact format, every 8-queens solution
 /// containing each queen.
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    printf '1\\n\\n1 1\\n' | nqueens uva750       # the solutions with a queen in row 1, column 1")]
 pub struct Uva750Args {}
 
 pub fn run(_args: &Uva750Args) -> Result<Exit> {

@@ -12,6 +12,9 @@ use std::path::{Path, PathBuf};
 
 /// Count N = 1..=M and compare each count with the published value (OEIS A000170, A002562).
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nqueens verify                                # N = 1..16 against the published values\n  \
+    nqueens verify --max 18 --unique --json       # one JSON object per N")]
 pub struct VerifyArgs {
     /// Largest N to check, 1 to 27 [default: 16, well under a second of CPU time with edge].
     #[arg(long, default_value_t = 16, hide_default_value = true, allow_negative_numbers = true, value_parser = super::whole::<u32>)]

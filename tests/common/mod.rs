@@ -188,7 +188,11 @@ pub fn assert_ran_on(r: &nqueens_count::Report, kernel: nqueens_count::Kernel, w
 
 /// Asserts that the searches of a run (`Report::searches`) ran on the
 /// lanes of `kernel` (a vector kernel: at least one lane search) or only depth first (`dfs`).
-fn assert_searched_on(searches: nqueens_count::Searches, kernel: nqueens_count::Kernel, what: &str) {
+fn assert_searched_on(
+    searches: nqueens_count::Searches,
+    kernel: nqueens_count::Kernel,
+    what: &str,
+) {
     if kernel == nqueens_count::Kernel::Dfs {
         assert_eq!(searches.lanes, 0, "{what}: dfs ran lane searches");
     } else {
@@ -251,6 +255,9 @@ pub fn lock_path(target: &std::path::Path) -> std::path::PathBuf {
 }
 
 /// Counts `job` on a new engine of `threads` workers.
-pub fn count(job: &nqueens_count::Job, threads: usize) -> nqueens_count::Result<nqueens_count::Report> {
+pub fn count(
+    job: &nqueens_count::Job,
+    threads: usize,
+) -> nqueens_count::Result<nqueens_count::Report> {
     nqueens_count::Engine::new(threads)?.count(job)
 }

@@ -75,7 +75,7 @@ pub fn run(args: &GenerateArgs) -> Result<Exit> {
                 .source(format!("nqueens {}", env!("CARGO_PKG_VERSION")))
                 .render(&mut roff)?;
             let roff = String::from_utf8_lossy(&roff);
-            text.extend_from_slice(synopsis_values(&roff, &page).as_bytes());
+            text.extend_from_slice(synopsis_values(&roff, page).as_bytes());
         }
     }
     let mut out = super::stdout();

@@ -331,6 +331,35 @@ mod tests {
             "units",
         );
         refused(&|b| b.identity.units = u32::MAX, "more units than any job");
+        // A file of version 1 has no per-unit records and no run ID: any one of them refuses it.
+        refused(
+            &|b| {
+                (b.format_version, b.unit_totals, b.unit_uniques) = (1, None, None);
+            },
+            "version 1",
+        );
+        refused(
+            &|b| {
+                (b.format_version, b.unit_uniques, b.run_id) = (1, None, None);
+            },
+            "version 1",
+        );
+        refused(
+            &|b| {
+                (b.format_version, b.unit_totals, b.run_id) = (1, None, None);
+            },
+            "version 1",
+        );
+        // The most shards a job may have is allowed.
+        let mut most = r.clone();
+        most.shard = ShardSpec {
+            index: 0,
+            count: MAX_UNITS,
+        };
+        most.seal();
+        if let Err(e) = ShardResult::from_bytes(&p, &most.to_bytes()) {
+            assert!(!e.to_string().contains("shards"), "{e}");
+        }
         // Changed consistently (the unit, the sum, the checksum), as a faulty machine would
         // write it: the file is accepted; only a recount, a replica or the published value can
         // tell.

@@ -255,6 +255,7 @@ mod tests {
         // The folder gone: the saves fail, said once, and the run goes on.
         std::fs::rename(&dir, &away).unwrap();
         unit(&mut saver, &mut ckpt, &mut told, 1).unwrap();
+        assert_eq!(told.0.len(), 1, "{:?}", told.0);
         unit(&mut saver, &mut ckpt, &mut told, 2).unwrap();
         assert_eq!(told.0.len(), 1, "{:?}", told.0);
         assert!(told.0[0].contains("cannot write"), "{}", told.0[0]);
@@ -290,6 +291,70 @@ mod tests {
         assert_eq!((saved.holds, saved.of), (4, 10));
         assert!(saved.failed.is_some());
         assert_eq!(saved.path, path);
+    }
+
+    /// The locks guard the saves: a run whose lock another run took (its lock file removed,
+    /// its checkpoint gone) stops at its next save or check, and only then; the checkpoint it
+    /// saves is locked under its name, so that no other run can start from it; nothing new,
+    /// nothing saved; a failed save is kept until taken; the file records the run's time.
+    #[test]
+    fn a_lost_lock_stops_the_run_and_a_saved_checkpoint_is_locked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.ckpt");
+        let plan = Plan::new(Job::new(8).unwrap().with_split_depth(2).unwrap());
+        let mut ckpt = Checkpoint::new(Identity::of(&plan), None);
+        let mut locks = vec![RunLock::acquire(&path).unwrap()];
+        let lock_file = locks[0].path().to_path_buf();
+        let file = (path.clone(), Duration::ZERO);
+        let mut saver = Saver::new(Some(&file), &ckpt, false, &mut locks);
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(saver.save(&mut ckpt));
+        assert!(saver.take_failure().is_none());
+        assert!(Checkpoint::load(&path).unwrap().elapsed >= Duration::from_millis(20));
+        // The saved file is locked: a run that finds no lock file still cannot take it.
+        std::fs::remove_file(&lock_file).unwrap();
+        assert!(matches!(
+            RunLock::acquire(&path),
+            Err(LockError::HeldByFile { .. })
+        ));
+        // Nothing new since the last save: none is made, however due.
+        std::fs::remove_file(&path).unwrap();
+        saver.took = Duration::ZERO;
+        saver.last = Instant::now() - Duration::from_secs(1);
+        let mut told = Told::default();
+        saver.as_it_goes(&mut ckpt, 10, &mut told).unwrap();
+        assert!(!path.exists());
+        // Another run takes the lock (no lock file, no checkpoint to hold): checked now, the
+        // lock is lost; not yet due, not checked.
+        let _other = RunLock::acquire(&path).unwrap();
+        saver.locks_checked = Instant::now();
+        assert!(saver.check_locks(false).is_ok());
+        assert!(matches!(
+            saver.check_locks(true),
+            Err(LockError::Lost { .. })
+        ));
+        // A save due with the lock lost: the run stops, and no save is said to have failed.
+        ckpt.done.insert(
+            0,
+            Counts {
+                total: 1,
+                unique: 0,
+            },
+        );
+        saver.unit_done();
+        saver.took = Duration::ZERO;
+        saver.last = Instant::now() - Duration::from_secs(1);
+        let stop = saver.as_it_goes(&mut ckpt, 10, &mut told);
+        assert!(
+            matches!(stop, Err(RunError::Lock(LockError::Lost { .. }))),
+            "{stop:?}"
+        );
+        assert!(told.0.is_empty(), "{:?}", told.0);
+        assert!(!path.exists());
+        // A failed save is kept until taken.
+        assert!(!saver.save(&mut ckpt));
+        assert!(saver.take_failure().is_some());
+        assert!(saver.take_failure().is_none());
     }
 
     #[test]

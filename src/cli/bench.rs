@@ -49,7 +49,7 @@ pub struct BenchArgs {
     /// Timed runs of every configuration.
     #[arg(long, value_name = "R", default_value_t = 3, value_parser = super::positive::<usize>)]
     repeat: usize,
-    /// Output folder, checked before the first run [default: results/<date>-<host>/, or the
+    /// Output folder, checked before the first run [default: results/DATE-HOST/, or the
     /// first of -2, -3, ... after it that holds no earlier benchmark].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,

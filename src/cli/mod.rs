@@ -272,7 +272,7 @@ pub fn escape(s: &str) -> String {
 
 /// Standard output, locked, whose write errors name it: "cannot write to standard output: No
 /// space left on device" rather than the system's reason alone. The kind of error is kept (a
-/// closed pipe is still one: [`is_broken_pipe`]).
+/// closed pipe is still one: [`Failure::is_broken_pipe`]).
 pub fn stdout() -> Stdout {
     Stdout(std::io::stdout().lock())
 }

@@ -7,9 +7,9 @@ use crate::common;
 use crate::common::nq;
 
 use nqueens_count::known::published;
-use nqueens_count::longrun::audit::{self, Recorded, Sample};
 use nqueens_count::longrun::Checkpoint;
 use nqueens_count::longrun::ShardResult;
+use nqueens_count::longrun::{self as audit, Recorded, Sample};
 use nqueens_count::{Engine, Job, Method, Plan};
 use predicates::prelude::*;
 use std::ffi::OsStr;

@@ -44,7 +44,7 @@ fn count_json_has_the_fields() {
     assert!(v["units"].as_u64().unwrap() > 0);
     assert!(v["elapsed_s"].as_f64().unwrap() >= 0.0);
     // The estimate made before the run: the library's model for this job and kernel.
-    let model = nqueens_count::longrun::estimate::cpu_time_of(
+    let model = nqueens_count::longrun::cpu_time_of(
         10,
         nqueens_count::Method::Edge,
         false,

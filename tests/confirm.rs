@@ -2,7 +2,7 @@
 //! stops at once with the estimate and exit code 2. Shards and resumed runs count their part.
 
 use crate::common::nq;
-use nqueens_count::longrun::estimate;
+use nqueens_count::longrun;
 use nqueens_count::longrun::Checkpoint;
 use nqueens_count::longrun::Identity;
 use nqueens_count::{Counts, Job, Kernel, Method, Plan};
@@ -47,7 +47,7 @@ fn refused_hours(args: &[&str], stdin: &str) -> f64 {
 fn verify_and_count_of_centuries_stop_at_once_with_the_estimate() {
     // The estimate is the library's, for the kernel this machine runs (AVX-512 on the
     // development machine: N = 22 6.7 hours, N = 27 66 years), rounded to two digits.
-    let model = |n: u32| estimate::cpu_time_of(n, Method::default(), false, Kernel::best());
+    let model = |n: u32| longrun::cpu_time_of(n, Method::default(), false, Kernel::best());
     let close = |shown: f64, hours: f64| (shown / hours - 1.0).abs() < 0.05;
     let hours = |d: Duration| d.as_secs_f64() / 3600.0;
     // verify --max 27: the sum over N = 1..27, most of it N = 27.
@@ -58,7 +58,7 @@ fn verify_and_count_of_centuries_stop_at_once_with_the_estimate() {
     // The first N over an hour with the defaults (22 with AVX-512, 21 with AVX2) is refused,
     // the one before it is not over an hour; slower choices get there sooner.
     let first = (1..=27)
-        .find(|&n| model(n) > estimate::CONFIRM_ABOVE)
+        .find(|&n| model(n) > longrun::CONFIRM_ABOVE)
         .unwrap();
     assert!((21..=22).contains(&first), "{first}");
     let shown = refused_hours(&["count", &first.to_string()], "");

@@ -8,7 +8,7 @@ use crate::common::{bin, nq};
 
 use crate::common::lock_path;
 use nqueens_count::known::published;
-use nqueens_count::longrun::lock::RunLock;
+use nqueens_count::longrun::RunLock;
 use nqueens_count::longrun::{Checkpoint, ShardResult};
 use std::os::unix::fs::{symlink, FileTypeExt};
 use std::path::{Path, PathBuf};

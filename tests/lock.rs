@@ -6,7 +6,7 @@ use crate::common::nq;
 
 use crate::common::lock_path;
 use nqueens_count::known::published;
-use nqueens_count::longrun::lock::RunLock;
+use nqueens_count::longrun::RunLock;
 use predicates::prelude::*;
 use std::path::Path;
 use std::process::{Child, Stdio};

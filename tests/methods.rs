@@ -10,7 +10,7 @@ use crate::common::{
     assert_ran_on, depth_on_kernel, kernels, naive_count, naive_solutions, naive_unique,
 };
 use nqueens_count::known::published;
-use nqueens_count::longrun::audit::Sample;
+use nqueens_count::longrun::Sample;
 use nqueens_count::Kernel;
 use nqueens_count::{Counts, Engine, Job, Method, Plan, Queen};
 use proptest::prelude::*;

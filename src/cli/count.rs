@@ -99,7 +99,7 @@ pub fn from_stdin() -> Result<Exit> {
     let n = parse_n(text).map_err(|e| UsageError(format!("standard input: {e}")))?;
     let threads = default_threads();
     let job = Job::new(n)?.with_default_split_depth(threads);
-    let cpu = nqueens_count::longrun::estimate::cpu_time(&job, None, nqueens_count::Kernel::best());
+    let cpu = nqueens_count::longrun::cpu_time(&job, None, nqueens_count::Kernel::best());
     let hint = format!("run `nqueens count {n} --yes` to start it anyway");
     super::longrun::confirm(cpu, threads, false, &hint)?;
     let report = nqueens_count::Engine::new(threads)?.count(&job)?;

@@ -54,7 +54,7 @@ pub fn run(args: &ListArgs) -> Result<Exit> {
         threads,
     };
     if !args.yes {
-        nqueens_count::longrun::estimate::listing(&job, args.format, args.limit, threads)
+        nqueens_count::longrun::listing_estimate(&job, args.format, args.limit, threads)
             .check(room_of_stdout())
             .map_err(|e| {
                 UsageError(format!(

@@ -18,8 +18,8 @@ use super::report::{print_report_of, Of, ShardOf};
 use super::{Exit, Result};
 use super::{Failure, UsageError};
 use clap::Args;
-use nqueens_count::longrun::estimate;
 use nqueens_count::longrun::ShardSpec;
+use nqueens_count::longrun::{check_cpu_time, CpuTime, CONFIRM_ABOVE};
 use nqueens_count::longrun::{Done, Finish, Prepared, Run, RunError};
 use nqueens_count::{Cancel, Engine, Job, Method};
 use std::io::Write;
@@ -138,9 +138,9 @@ fn note_fallback(job: &Job) {
 }
 
 /// Refuses (a usage error, exit code 2) a run of estimated CPU time `cpu` over
-/// [`estimate::CONFIRM_ABOVE`] unless `yes`; the message ends with `hint`.
+/// [`CONFIRM_ABOVE`] unless `yes`; the message ends with `hint`.
 pub fn confirm(cpu: Duration, threads: usize, yes: bool, hint: &str) -> Result<()> {
-    estimate::check(cpu, threads, yes).map_err(|e| UsageError(format!("{e}; {hint}")).into())
+    check_cpu_time(cpu, threads, yes).map_err(|e| UsageError(format!("{e}; {hint}")).into())
 }
 
 /// Counts `job` on `engine` with the long-run options (every count goes this way, whether
@@ -242,7 +242,7 @@ fn mismatch_hint(args: &LongRunArgs, done: &Done) -> String {
 /// read, confirmation asked), with the command line's hints on a refusal.
 fn prepare(args: &LongRunArgs, job: Job, engine: &Engine, cancel: Cancel) -> Result<Prepared> {
     let mut run = Run::new(job)
-        .confirm_above((!args.yes).then_some(estimate::CONFIRM_ABOVE))
+        .confirm_above((!args.yes).then_some(CONFIRM_ABOVE))
         .cancel_on(cancel)
         .tick(Duration::from_millis(100))
         .overwrite(args.overwrite);
@@ -300,9 +300,9 @@ fn announce(args: &LongRunArgs, prepared: &Prepared, engine: &Engine, interrupt_
         ));
     }
     let cpu = prepared.estimated_cpu();
-    if cpu > estimate::CONFIRM_ABOVE {
+    if cpu > CONFIRM_ABOVE {
         let threads = engine.threads();
-        args.note(format!("estimated {}", estimate::CpuTime { cpu, threads }));
+        args.note(format!("estimated {}", CpuTime { cpu, threads }));
     }
     // Said once, at the start of a run worth stopping: a run from a script's background has
     // SIGINT ignored (as a shell does for background jobs), and only SIGTERM stops it cleanly.

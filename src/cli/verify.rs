@@ -4,7 +4,7 @@ use super::{default_threads, parse_threads, UsageError};
 use super::{Exit, Result};
 use clap::Args;
 use nqueens_count::known::{self, MAX_KNOWN_N};
-use nqueens_count::longrun::estimate;
+use nqueens_count::longrun;
 use nqueens_count::{Job, Method};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -71,7 +71,7 @@ struct Expected {
 /// Reads a table of expected values: lines `N TOTAL [UNIQUE]`, blank lines and `#` comments
 /// ignored. A malformed line or an N given twice is a usage error naming the line.
 fn read_table(path: &Path) -> Result<BTreeMap<u32, Expected>> {
-    use nqueens_count::longrun::durable::{read_bounded, Bound};
+    use nqueens_count::longrun::{read_bounded, Bound};
     // Through the one bounded reader of regular files: a FIFO or /dev/zero is refused, and a
     // table is far smaller than this (an OEIS b-file of A000170 is under 1 kB).
     const TABLE: Bound = Bound {
@@ -164,7 +164,7 @@ pub fn run(args: &VerifyArgs) -> Result<Exit> {
     let expected = expected_values(args)?;
     let threads = args.threads.unwrap_or_else(default_threads);
     let cpu = (1..=args.max)
-        .map(|n| estimate::cpu_time_of(n, args.method, args.unique, args.engine.cpu_kernel()))
+        .map(|n| longrun::cpu_time_of(n, args.method, args.unique, args.engine.cpu_kernel()))
         .sum();
     super::longrun::confirm(cpu, threads, args.yes, "add --yes to start it anyway")?;
     let engine = args.engine.engine(threads)?;

@@ -78,7 +78,7 @@ impl Classify for AuditError {
 }
 
 impl Recorded {
-    /// Reads a shard result file or a checkpoint, whichever it is ([`envelope::look`]), with
+    /// Reads a shard result file or a checkpoint, whichever it is (by the one sniffer of the envelope), with
     /// every check of [`ShardResult::load`] or [`Checkpoint::load`].
     pub fn load(path: &Path) -> Result<Recorded, AuditError> {
         let bytes = envelope::read(path)?;

@@ -20,8 +20,7 @@ impl ShardSpec {
     pub const WHOLE: ShardSpec = ShardSpec { index: 0, count: 1 };
 
     /// The units of `plan` this shard computes, ascending: every machine assigns them alike,
-    /// from the units' estimated costs ([`crate::Plan::costs`]), greedy longest first
-    /// ([`crate::longrun::assign`]).
+    /// from the units' estimated costs ([`crate::Plan::costs`]), greedy longest first.
     ///
     /// ```
     /// use nqueens_count::longrun::ShardSpec;

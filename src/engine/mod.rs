@@ -27,7 +27,7 @@ mod tests;
 pub(crate) use report::Outcome;
 pub use report::{DeviceRun, Report, UnitTiming};
 pub(crate) use run::{NoObserver, Observer, RunOptions};
-#[cfg(feature = "bench")]
+#[cfg(any(feature = "bench", test))]
 pub use serial::serial_count;
 
 pub use crate::plan::MAX_THREADS;

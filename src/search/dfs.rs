@@ -89,6 +89,8 @@ pub const fn full_mask(n: u32) -> u32 {
 /// attacks on the next row are `m`, one queen per row.
 ///
 /// Every solution adds one to a `u64`, so the count cannot wrap in any feasible running time.
+/// The serial reference solver's search (`bench::serial_count`), compiled with it.
+#[cfg(any(feature = "bench", test))]
 #[inline]
 pub fn count(n: u32, rows_left: u32, m: Masks) -> u64 {
     debug_assert!(n <= MAX_N && rows_left <= n);
@@ -101,6 +103,7 @@ pub fn count(n: u32, rows_left: u32, m: Masks) -> u64 {
 }
 
 /// The main loop of [`count`] for two rows or more: the last row is settled by one mask test.
+#[cfg(any(feature = "bench", test))]
 #[inline]
 fn count_deep(full: u32, rows_left: u32, m: Masks) -> u64 {
     // Level `d` places the queen of the `d`-th remaining row. The stack saves, for each level

@@ -153,6 +153,65 @@ fn expected_values(args: &VerifyArgs) -> Result<Vec<Expected>> {
         .collect()
 }
 
+/// The table's header (none for JSON Lines).
+fn write_header(out: &mut dyn Write, args: &VerifyArgs) -> Result<()> {
+    if args.json {
+        // One object per line, no table header.
+    } else if args.unique {
+        writeln!(
+            out,
+            "{:>3} {:>12} {:>12} {:>10} {:>10} {:>9}  status",
+            "N", "total", "published", "unique", "published", "time"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "{:>3} {:>12} {:>12} {:>9}  status",
+            "N", "total", "published", "time"
+        )?;
+    }
+    Ok(())
+}
+
+/// The line of one N: its count `r` against the `expected` (OK when `ok`), as a table row or
+/// a JSON object.
+fn write_line(
+    out: &mut dyn Write,
+    args: &VerifyArgs,
+    r: &nqueens_count::Report,
+    expected: nqueens_count::Counts,
+    ok: bool,
+) -> Result<()> {
+    let (n, status) = (r.n, if ok { "OK" } else { "MISMATCH" });
+    let secs = r.elapsed.as_secs_f64();
+    if args.json {
+        let j = VerifyJson {
+            n,
+            total: r.counts.total,
+            expected_total: expected.total,
+            unique: args.unique.then_some(r.counts.unique),
+            expected_unique: args.unique.then_some(expected.unique),
+            elapsed_s: super::report::seconds(r.elapsed),
+            status,
+        };
+        serde_json::to_writer(&mut *out, &j)?;
+        writeln!(out)?;
+    } else if args.unique {
+        writeln!(
+            out,
+            "{n:>3} {:>12} {:>12} {:>10} {:>10} {secs:>8.3}s  {status}",
+            r.counts.total, expected.total, r.counts.unique, expected.unique
+        )?;
+    } else {
+        writeln!(
+            out,
+            "{n:>3} {:>12} {:>12} {secs:>8.3}s  {status}",
+            r.counts.total, expected.total
+        )?;
+    }
+    Ok(())
+}
+
 pub fn run(args: &VerifyArgs) -> Result<Exit> {
     if !(1..=MAX_KNOWN_N).contains(&args.max) {
         return Err(UsageError(format!(
@@ -169,21 +228,7 @@ pub fn run(args: &VerifyArgs) -> Result<Exit> {
     super::longrun::confirm(cpu, threads, args.yes, "add --yes to start it anyway")?;
     let engine = args.engine.engine(threads)?;
     let mut out = super::stdout();
-    if args.json {
-        // One object per line, no table header.
-    } else if args.unique {
-        writeln!(
-            out,
-            "{:>3} {:>12} {:>12} {:>10} {:>10} {:>9}  status",
-            "N", "total", "published", "unique", "published", "time"
-        )?;
-    } else {
-        writeln!(
-            out,
-            "{:>3} {:>12} {:>12} {:>9}  status",
-            "N", "total", "published", "time"
-        )?;
-    }
+    write_header(&mut out, args)?;
     let mut mismatches = 0;
     for (n, published) in (1..=args.max).zip(expected) {
         let job = Job::new(n)?
@@ -198,36 +243,7 @@ pub fn run(args: &VerifyArgs) -> Result<Exit> {
         };
         let ok = known::compare(n, args.unique, r.counts, expected).is_ok();
         mismatches += usize::from(!ok);
-        let status = if ok { "OK" } else { "MISMATCH" };
-        let secs = r.elapsed.as_secs_f64();
-        if args.json {
-            let j = VerifyJson {
-                n,
-                total: r.counts.total,
-                expected_total: published.total,
-                unique: args.unique.then_some(r.counts.unique),
-                expected_unique: args.unique.then_some(expected.unique),
-                elapsed_s: super::report::seconds(r.elapsed),
-                status,
-            };
-            serde_json::to_writer(&mut out, &j)?;
-            writeln!(out)?;
-        } else if args.unique {
-            writeln!(
-                out,
-                "{n:>3} {:>12} {:>12} {:>10} {:>10} {secs:>8.3}s  {status}",
-                r.counts.total,
-                published.total,
-                r.counts.unique,
-                published.unique.unwrap_or_default()
-            )?;
-        } else {
-            writeln!(
-                out,
-                "{n:>3} {:>12} {:>12} {secs:>8.3}s  {status}",
-                r.counts.total, published.total
-            )?;
-        }
+        write_line(&mut out, args, &r, expected, ok)?;
         out.flush()?;
     }
     if mismatches > 0 {

@@ -233,13 +233,11 @@ fn read(path: &Path, in_folder: bool) -> Result<Option<Found>, StoreError> {
     }
 }
 
-/// The status of the job of `found`, whose units cost `costs` and are split into `parts`.
-fn tally(
-    identity: Identity,
+/// The file of each shard that says most: its result file (replicas agree or merge says
+/// otherwise, so the first), else its checkpoint that holds the most units.
+fn by_shard(
     found: &[(PathBuf, Found)],
-    costs: &[u64],
-    parts: &[Vec<u32>],
-) -> Status {
+) -> (BTreeMap<u32, &ShardResult>, BTreeMap<u32, &Checkpoint>) {
     let mut results: BTreeMap<u32, &ShardResult> = BTreeMap::new();
     let mut checkpoints: BTreeMap<u32, &Checkpoint> = BTreeMap::new();
     for (_, f) in found {
@@ -258,6 +256,33 @@ fn tally(
             }
         }
     }
+    (results, checkpoints)
+}
+
+/// The time until every shard is done, once every shard has started and each stopped one has
+/// a rate: the slowest of them, each at the rate it went so far.
+fn eta(stopped: &[Partial], not_started: &[u32]) -> Option<Duration> {
+    if !not_started.is_empty() {
+        return None;
+    }
+    let secs = stopped
+        .iter()
+        .map(|p| {
+            (p.share_done > 0.0)
+                .then(|| p.elapsed.as_secs_f64() * (1.0 - p.share_done) / p.share_done)
+        })
+        .try_fold(0.0f64, |a, b| Some(a.max(b?)))?;
+    Duration::try_from_secs_f64(secs).ok()
+}
+
+/// The status of the job of `found`, whose units cost `costs` and are split into `parts`.
+fn tally(
+    identity: Identity,
+    found: &[(PathBuf, Found)],
+    costs: &[u64],
+    parts: &[Vec<u32>],
+) -> Status {
+    let (results, checkpoints) = by_shard(found);
     let cost = |units: &mut dyn Iterator<Item = u32>| -> f64 {
         units
             .map(|u| costs.get(u as usize).copied().unwrap_or(0) as f64)
@@ -306,19 +331,7 @@ fn tally(
     let remaining_shard_time = (share > 0.0)
         .then(|| Duration::try_from_secs_f64(time.as_secs_f64() * (1.0 - share) / share).ok())
         .flatten();
-    let eta = not_started
-        .is_empty()
-        .then(|| {
-            stopped
-                .iter()
-                .map(|p| {
-                    (p.share_done > 0.0)
-                        .then(|| p.elapsed.as_secs_f64() * (1.0 - p.share_done) / p.share_done)
-                })
-                .try_fold(0.0f64, |a, b| Some(a.max(b?)))
-        })
-        .flatten()
-        .and_then(|s| Duration::try_from_secs_f64(s).ok());
+    let eta = eta(&stopped, &not_started);
     Status {
         identity,
         shards: parts.len() as u32,

@@ -505,7 +505,8 @@ pub(super) unsafe fn run<V: Vector, S: Sink, const F: usize, const G: bool>(
         keys: S::KEYS.then(|| KeyLayout::new(n, first)),
     };
     debug_assert!(G == gapped.is_some());
-    debug_assert!(WORDS + S::words(&sh) <= F && sh.words <= S::words(&sh));
+    // A search for keys keeps one history word, its other rows in spare bits (`KeyLayout`).
+    debug_assert!(WORDS + S::words(&sh) <= F && (S::KEYS || sh.words <= S::words(&sh)));
     let free = !(m.cols | m.diag_up | m.diag_down) & rows.allow[first];
     if free == 0 {
         return;

@@ -5,9 +5,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// A handle that stops a count when cancelled: no new unit is started, and the count returns
-/// what it finished (a long run keeps it in its checkpoint). Clones share one flag, so one
-/// clone can go to a signal handler, a timer or another thread while the count holds another.
+/// A handle that stops a count when cancelled: no new unit is started; a quick count then
+/// returns [`crate::Error::Cancelled`], a long run what it finished (kept in its checkpoint), a
+/// benchmark the runs it made. Clones share one flag, so one clone can go to a signal handler,
+/// a timer or another thread while the count holds another.
 ///
 /// ```
 /// let cancel = nqueens_count::Cancel::new();

@@ -600,4 +600,27 @@ mod tests {
         };
         assert_eq!(none.detects(0.5), None);
     }
+
+    #[test]
+    fn detects_is_the_first_size_found_often_enough() {
+        // The bisection against a plain scan, for every small file and sample.
+        for units in 1..=12 {
+            for checked in 1..=units {
+                let a = Audit {
+                    units,
+                    checked: (0..checked as u32).collect(),
+                    mismatches: Vec::new(),
+                };
+                for confidence in [0.1, 0.5, 0.9, 0.99, 0.999_999] {
+                    let scan = (1..=units)
+                        .find(|&w| 1.0 - pass_probability(units, checked, w) >= confidence);
+                    assert_eq!(
+                        a.detects(confidence),
+                        scan,
+                        "{checked} of {units}, {confidence}"
+                    );
+                }
+            }
+        }
+    }
 }

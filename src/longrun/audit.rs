@@ -218,8 +218,9 @@ impl Audit {
         if k == 0 || n == 0 {
             return None;
         }
-        // pass_probability falls as `wrong` grows, and is 0 once wrong > n - k.
-        let (mut lo, mut hi) = (1, n - k + 1);
+        // pass_probability falls as `wrong` grows, and is 0 once wrong > n - k: a file with
+        // every unit wrong is always found.
+        let (mut lo, mut hi) = (1, n);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             if 1.0 - pass_probability(n, k, mid) >= confidence {

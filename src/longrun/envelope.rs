@@ -420,5 +420,8 @@ mod tests {
             err.to_string().contains("more than any job has units"),
             "{err}"
         );
+        // Something else where the list goes is refused saying what was expected.
+        let err = serde_json::from_str::<L>("{\"v\":7}").err().unwrap();
+        assert!(err.to_string().contains("a list of at most"), "{err}");
     }
 }

@@ -466,6 +466,53 @@ mod tests {
         assert!(done.report.counts.total > 0);
     }
 
+    /// A resumed run's first ETA comes from the runs before it: their wall time on as many
+    /// workers as this run has. Half the work done in 100 s leaves about 100 s, on any number
+    /// of workers (the same command resumed on the same machine).
+    #[test]
+    fn a_resumed_run_starts_its_eta_from_the_speed_of_the_runs_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.ckpt");
+        let job = Job::new(12).unwrap().with_split_depth(2).unwrap();
+        let plan = Plan::new(job.clone());
+        let costs = plan.costs();
+        let all: u64 = costs.iter().sum();
+        // The first units, to about half the estimated work.
+        let mut done_cost = 0;
+        let half: Vec<u32> = (0u32..)
+            .take_while(|&u| {
+                let more = done_cost < all / 2;
+                done_cost += costs[u as usize];
+                more
+            })
+            .collect();
+        let left = (all - done_cost) as f64 / done_cost as f64;
+        let mut c = Checkpoint::new(Identity::of(&plan), None);
+        for &u in &half {
+            c.done.insert(
+                u,
+                plan.count_unit(&plan.units()[u as usize], crate::Kernel::best()),
+            );
+        }
+        c.elapsed = Duration::from_secs(100);
+        c.save(&path).unwrap();
+        for threads in [1, 2, 3] {
+            let engine = Engine::new(threads).unwrap();
+            let run = Run::new(job.clone()).checkpoint(&path, Duration::from_secs(60));
+            let mut p = run.prepare(&engine).unwrap();
+            assert_eq!(p.resumed(), half.len());
+            let eta = p
+                .eta(threads)
+                .remaining(0.0)
+                .expect("a speed from the runs before");
+            let want = 100.0 * left;
+            assert!(
+                (eta / want - 1.0).abs() < 0.25,
+                "{threads}: {eta} s, not {want} s"
+            );
+        }
+    }
+
     /// Issue 33, item 1, at the library: every unit counted, the saves after the last failing,
     /// the run is done all the same, with its whole count and the failed save said.
     #[test]

@@ -408,5 +408,11 @@ mod tests {
             let e = f.replan(Versions::SameUnits).unwrap_err();
             assert!(e.to_string().contains(words), "{words}: {e}");
         }
+        // As many placed queens as the largest board has rows pass the count check (and are
+        // refused here for another reason: they are not a placement of this board).
+        let mut f = a.clone();
+        f.placed = vec![[1, 1]; crate::search::MAX_N as usize];
+        let e = f.replan(Versions::SameUnits).unwrap_err();
+        assert!(!e.to_string().contains("more than any board"), "{e}");
     }
 }

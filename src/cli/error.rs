@@ -217,7 +217,7 @@ mod tests {
         let f: Failure = io.into();
         assert!(f.is_broken_pipe());
         assert_eq!(f.exit(), ExitCode::from(1));
-        // Only a closed pipe: any other failure, of writing or not, is one.
+        // Only a closed pipe ends a stream as a success: not a full disk, not a usage error.
         let full: Failure = std::io::Error::from(std::io::ErrorKind::StorageFull).into();
         assert!(!full.is_broken_pipe());
         assert!(!Failure::from(UsageError("x".into())).is_broken_pipe());

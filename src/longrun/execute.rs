@@ -482,7 +482,9 @@ mod tests {
         let half: Vec<u32> = (0u32..)
             .take_while(|&u| {
                 let more = done_cost < all / 2;
-                done_cost += costs[u as usize];
+                if more {
+                    done_cost += costs[u as usize];
+                }
                 more
             })
             .collect();

@@ -36,10 +36,10 @@ words='<impl (std::)?(fmt::)?Display for|disagreement_line|too_many_shards|saved
 
 # `--cargo-arg` limits the build of each mutant, not only its tests, to the target tested (else
 # every example, benchmark and integration test is rebuilt for every mutant). The tests skipped
-# are not of guards (estimates, progress), or one that takes 5 of the 6 seconds
-# of the others in a debug build (a job of N = 32 planned twice) and checks the same replanning as
-# `a_file_is_replanned_to_its_very_identity_or_refused`: without it a mutant takes about 3 seconds
-# to build and test instead of 8.
+# are not of guards (estimates, progress), or take 5 of the 6 seconds of the others in a debug
+# build while checking the replanning `a_file_is_replanned_to_its_very_identity_or_refused`
+# checks (a job of N = 32 planned twice). A mutant then takes about 3 seconds to build and test:
+# results/2026-12-03-mutants/NOTE.md.
 status=0
 cargo mutants --jobs 2 --no-shuffle "${files[@]}" --exclude-re "$words" \
     --cargo-arg=--lib --output "$out/lib" -- -- longrun:: known:: \

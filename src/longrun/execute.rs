@@ -478,23 +478,17 @@ mod tests {
         let costs = plan.costs();
         let all: u64 = costs.iter().sum();
         // The first units, to about half the estimated work.
-        let mut done_cost = 0;
-        let half: Vec<u32> = (0u32..)
-            .take_while(|&u| {
-                let more = done_cost < all / 2;
-                if more {
-                    done_cost += costs[u as usize];
-                }
-                more
-            })
-            .collect();
+        let sums = costs.iter().scan(0, |sum, &c| {
+            *sum += c;
+            Some(*sum)
+        });
+        let half = 1 + sums.take_while(|&sum| sum < all / 2).count();
+        let done_cost: u64 = costs[..half].iter().sum();
         let left = (all - done_cost) as f64 / done_cost as f64;
         let mut c = Checkpoint::new(Identity::of(&plan), None);
-        for &u in &half {
-            c.done.insert(
-                u,
-                plan.count_unit(&plan.units()[u as usize], crate::Kernel::best()),
-            );
+        for (u, unit) in (0u32..).zip(&plan.units()[..half]) {
+            c.done
+                .insert(u, plan.count_unit(unit, crate::Kernel::best()));
         }
         c.elapsed = Duration::from_secs(100);
         c.save(&path).unwrap();
@@ -502,7 +496,7 @@ mod tests {
             let engine = Engine::new(threads).unwrap();
             let run = Run::new(job.clone()).checkpoint(&path, Duration::from_secs(60));
             let mut p = run.prepare(&engine).unwrap();
-            assert_eq!(p.resumed(), half.len());
+            assert_eq!(p.resumed(), half);
             let eta = p
                 .eta(threads)
                 .remaining(0.0)

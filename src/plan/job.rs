@@ -3,6 +3,7 @@
 use crate::error::{Attack, Error, Result};
 pub use crate::search::Method;
 use crate::search::{MAX_N, MAX_PREFIX};
+use std::sync::OnceLock;
 
 /// A queen on the board. People write squares 1-based (row 1 at the top, column 1 leftmost),
 /// programs 0-based: each way has its constructor and its accessor, named so.
@@ -97,12 +98,20 @@ pub fn check_threads(threads: usize) -> Result<usize> {
 pub struct Job {
     n: u32,
     method: Method,
-    split_depth: u32,
-    /// Whether the split depth was chosen ([`Job::with_split_depth`],
-    /// [`Job::with_default_split_depth`]); if not, it follows the method and the placed queens.
-    depth_chosen: bool,
+    split_depth: Depth,
     placed: Vec<Queen>,
     unique: bool,
+}
+
+/// How a job's split depth came about.
+#[derive(Clone, Debug)]
+enum Depth {
+    /// Chosen ([`Job::with_split_depth`], [`Job::with_default_split_depth`]).
+    Chosen(u32),
+    /// The default for one thread, which follows the method and the placed queens: worked out
+    /// on first use, since it plans the units (3 ms at N = 14, a tenth of a second at N = 27)
+    /// and a listing never asks for it (`results/2026-12-04-listing-speed/NOTE.md`).
+    Default(OnceLock<u32>),
 }
 
 /// Two jobs are the same job when they count the same thing the same way: how the split depth
@@ -149,12 +158,11 @@ impl Job {
         let job = Job {
             n,
             method: Method::default(),
-            split_depth: 2.min(n),
-            depth_chosen: false,
+            split_depth: Depth::Default(OnceLock::new()),
             placed: Vec::new(),
             unique: false,
         };
-        Ok(job.with_depth_for_one_thread())
+        Ok(job)
     }
 
     /// What makes two jobs the same job.
@@ -162,16 +170,17 @@ impl Job {
         (
             self.n,
             self.method,
-            self.split_depth,
+            self.split_depth(),
             &self.placed,
             self.unique,
         )
     }
 
-    /// This job with the default split depth for one thread, unless a depth was chosen.
+    /// This job with the default split depth for one thread worked out again (the method or
+    /// the placed queens changed), unless a depth was chosen.
     fn with_depth_for_one_thread(mut self) -> Job {
-        if !self.depth_chosen {
-            self.split_depth = self.default_split_depth(1);
+        if let Depth::Default(depth) = &mut self.split_depth {
+            *depth = OnceLock::new();
         }
         self
     }
@@ -193,7 +202,7 @@ impl Job {
         (2.min(max)..max)
             .find(|&depth| {
                 let job = Job {
-                    split_depth: depth,
+                    split_depth: Depth::Chosen(depth),
                     ..self.clone()
                 };
                 crate::plan::Plan::new(job).units().len() >= want
@@ -205,8 +214,7 @@ impl Job {
     /// line does when no depth is given. The depth is then chosen: call it after setting the
     /// method and the placed queens, which change the units.
     pub fn with_default_split_depth(mut self, threads: usize) -> Job {
-        self.split_depth = self.default_split_depth(threads);
-        self.depth_chosen = true;
+        self.split_depth = Depth::Chosen(self.default_split_depth(threads));
         self
     }
 
@@ -229,8 +237,7 @@ impl Job {
                 max,
             });
         }
-        self.split_depth = depth;
-        self.depth_chosen = true;
+        self.split_depth = Depth::Chosen(depth);
         Ok(self)
     }
 
@@ -297,9 +304,13 @@ impl Job {
         let squares: Vec<(u32, u32)> = self.placed.iter().map(|q| (q.row, q.col)).collect();
         self.method.for_placement(self.n, &squares)
     }
-    /// Rows whose queens define the work units.
+    /// Rows whose queens define the work units: the depth chosen, or the default for one
+    /// thread ([`Job::default_split_depth`]).
     pub fn split_depth(&self) -> u32 {
-        self.split_depth
+        match &self.split_depth {
+            Depth::Chosen(depth) => *depth,
+            Depth::Default(depth) => *depth.get_or_init(|| self.default_split_depth(1)),
+        }
     }
     /// Pre-placed queens, sorted (row first, then column).
     pub fn placed(&self) -> &[Queen] {
@@ -405,6 +416,14 @@ mod tests {
         let six = |m| Job::new(6).unwrap().with_method(m).split_depth();
         let depths = [Method::Edge, Method::Mirror, Method::D4].map(six);
         assert_eq!(depths, [2, 3, 4]);
+        // The default is worked out when first asked for, and again once the method or the
+        // queens change.
+        let edge = Job::new(6).unwrap().with_method(Method::Edge);
+        assert_eq!(edge.split_depth(), 2);
+        assert_eq!(edge.clone().with_method(Method::D4).split_depth(), 4);
+        let cornered = edge.with_placed(&[q(1, 1)]).unwrap();
+        assert_eq!(cornered.split_depth(), cornered.default_split_depth(1));
+        assert_ne!(cornered.effective_method(), Method::Edge);
         // A chosen depth stays when the method or the queens change.
         let chosen = Job::new(16).unwrap().with_split_depth(3).unwrap();
         let moved = chosen

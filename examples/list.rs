@@ -14,7 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         limit: Some(2),
         threads: 1,
     };
-    write_solutions(&Job::new(8)?, &opts, std::io::stdout().lock())?;
+    write_solutions(&Job::new(8)?, &opts, std::io::stdout())?;
 
     // Solutions of N = 10 with a queen in row 1, column 1 (1-based), one at a time.
     let corner = Queen::one_based(1, 1).expect("1-based");

@@ -270,15 +270,16 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// Standard output, locked, whose write errors name it: "cannot write to standard output: No
-/// space left on device" rather than the system's reason alone. The kind of error is kept (a
-/// closed pipe is still one: [`Failure::is_broken_pipe`]).
+/// Standard output, whose write errors name it: "cannot write to standard output: No space
+/// left on device" rather than the system's reason alone. The kind of error is kept (a closed
+/// pipe is still one: [`Failure::is_broken_pipe`]). Each write takes the stream's lock, so the
+/// handle may move to the thread that writes (a listing writes from its workers).
 pub fn stdout() -> Stdout {
-    Stdout(std::io::stdout().lock())
+    Stdout(std::io::stdout())
 }
 
 /// See [`stdout`].
-pub struct Stdout(std::io::StdoutLock<'static>);
+pub struct Stdout(std::io::Stdout);
 
 impl Stdout {
     fn named(e: std::io::Error) -> std::io::Error {

@@ -48,6 +48,6 @@ pub fn run(args: &SolveArgs) -> Result<Exit> {
     let mut printer = Printer::new(fmt, super::stdout());
     // The printer takes 0-based columns.
     printer.solution(u64::from(args.n), solution.map(|c| c - 1))?;
-    drop(printer.finish()?);
+    printer.finish()?;
     Ok(Exit::Done)
 }

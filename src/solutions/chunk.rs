@@ -11,7 +11,9 @@ use std::ops::ControlFlow;
 pub(crate) const CHUNK_BYTES: usize = 256 << 10;
 
 /// A buffer of formatted solutions: `bytes[..len]`, of a fixed capacity so that each solution
-/// is written at a position without growing it.
+/// is written at a position without growing it. The default has no buffer: it stands in for a
+/// chunk taken away, and is replaced before anything is formatted into it.
+#[derive(Default)]
 pub(crate) struct Chunk {
     bytes: Vec<u8>,
     len: usize,
@@ -170,6 +172,12 @@ impl<W: Write> Output<W> {
     /// Whether the limit is reached.
     pub(crate) fn done(&self) -> bool {
         Some(self.taken) == self.end
+    }
+
+    /// The writer.
+    #[cfg(test)]
+    pub(crate) fn into_inner(self) -> W {
+        self.out
     }
 
     /// Flushes the writer; returns the solutions written.

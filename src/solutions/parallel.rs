@@ -1,34 +1,39 @@
 //! The listing on several threads: workers format batches of consecutive pieces into chunks,
-//! the calling thread writes the chunks back in order.
+//! and each chunk is written in order by whichever worker holds the output when it is next.
 //!
 //! A worker takes the next batch from the listing's one [`Cursor`] (a batch is sized to fill
-//! about one chunk, from the bytes per piece so far) and sends its chunks, numbered by batch,
-//! to the writer, which keeps those that come early and writes each batch's chunks in turn:
-//! the bytes are those of one thread, whatever the number of threads.
+//! about one chunk, from the bytes per piece so far) and hands each chunk, numbered by batch,
+//! to a queue. A worker that hands over a chunk while no other is writing takes the output and
+//! writes every chunk that is next in order, its own and the others', then lets it go: one
+//! writer at a time, batches in turn, so the bytes are those of one thread whatever the number
+//! of threads. Most chunks are written by the worker that filled them, from its own cache, and
+//! the threads are the workers alone: a separate writer thread cost a listing on two cores
+//! more than a tenth of its time (`results/2026-12-04-listing-speed/NOTE.md`). The calling
+//! thread is one of the workers, and the output never leaves the workers' scope.
 //!
 //! Memory stays bounded: no worker starts a batch more than [`WINDOW_PER_THREAD`] × workers
 //! batches ahead of the one being written, and at most [`CHUNKS_PER_THREAD`] × workers full
-//! chunks of later batches wait for the writer (a worker with one more waits). The worker of
-//! the batch being written only waits while [`CURRENT_CHUNKS`] of its own chunks are queued,
-//! so it can always go on, and nothing deadlocks. A stop (the limit reached, a failed write,
-//! a panic) reaches every worker at its next chunk or piece.
+//! chunks of later batches wait in the queue (a worker with one more waits). A chunk of the
+//! batch being written waits only while another worker writes and [`CURRENT_CHUNKS`] of them
+//! are queued; with nobody writing, its worker writes it at once, so the batch being written
+//! always moves on and nothing deadlocks. A stop (the limit reached, a failed write, a panic)
+//! reaches every worker at its next chunk or piece.
 
 use super::chunk::{Chunk, Filler, Output, CHUNK_BYTES};
 use super::ordered::{Cursor, Lister, Piece};
 use super::write::WriteError;
 use crate::error::Error;
 use crate::format::encode::Encoder;
-use crossbeam::channel::{self, Receiver, Sender};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
-/// Full chunks per worker that may wait for the writer, from batches after the one being
+/// Full chunks per worker that may wait in the queue, from batches after the one being
 /// written.
 pub(crate) const CHUNKS_PER_THREAD: usize = 4;
-/// Chunks of the batch being written that may wait before its worker waits.
+/// Chunks of the batch being written that may wait while another worker writes.
 pub(crate) const CURRENT_CHUNKS: usize = 2;
 /// Batches per worker that may be started ahead of the one being written.
 pub(crate) const WINDOW_PER_THREAD: usize = 8;
@@ -37,20 +42,19 @@ const MAX_BATCH: usize = 256;
 /// The bytes a batch aims at: most batches fit in one chunk.
 const BATCH_BYTES: usize = CHUNK_BYTES / 2;
 
-/// Which count of waiting chunks a chunk sent is in.
+/// Which count of waiting chunks a queued chunk is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Queue {
     /// A chunk of the batch being written ([`State::current`]).
     Current,
-    /// A chunk of a later batch ([`State::queued`]).
+    /// A chunk of a later batch ([`State::later`]).
     Later,
     /// No chunk: the end of a batch with nothing left to write.
     Nothing,
 }
 
-/// What a worker sends: a chunk of a batch, and whether the batch ends with it.
+/// A chunk of a batch in the queue, and whether the batch ends with it.
 struct Part {
-    batch: usize,
     chunk: Option<Chunk>,
     last: bool,
     queue: Queue,
@@ -64,18 +68,24 @@ struct State {
     next: usize,
     /// The batch being written.
     written: usize,
-    /// Chunks of later batches waiting to be written.
-    queued: usize,
+    /// The chunks handed over and not yet written, by batch, in order within each batch.
+    queued: BTreeMap<usize, VecDeque<Part>>,
+    /// Chunks of later batches waiting.
+    later: usize,
     /// Chunks of the batch being written waiting.
     current: usize,
+    /// Whether a worker holds the output.
+    writing: bool,
+    /// Workers waiting on [`Shared::changed`].
+    waiting: usize,
 }
 
-/// What the workers and the writer share.
-struct Shared<'a> {
+/// What the workers share.
+struct Shared<'a, W: Write> {
     lister: &'a Lister,
     encoder: &'a Encoder,
     state: Mutex<State>,
-    /// Signalled when the writer takes a chunk or a batch, and on a stop.
+    /// Signalled when a queued chunk is taken or a batch is written, and on a stop.
     changed: Condvar,
     stop: AtomicBool,
     window: usize,
@@ -83,21 +93,34 @@ struct Shared<'a> {
     /// Bytes and pieces formatted so far, to size the batches.
     bytes: AtomicUsize,
     pieces: AtomicUsize,
-    /// Buffers of written chunks, for the next ones.
-    spare: (Sender<Vec<u8>>, Receiver<Vec<u8>>),
+    /// Buffers of written chunks, the last written first (the likeliest still in a cache).
+    spare: Mutex<Vec<Vec<u8>>>,
+    /// Only ever locked by the worker that holds the output ([`State::writing`]).
+    output: Mutex<&'a mut Output<W>>,
+    /// The write that failed, which stopped the listing.
+    failed: Mutex<Option<io::Error>>,
 }
 
-/// Writes the listing of `lister` on `threads` threads (at most one per logical core) to
-/// `output`, in order.
-pub(crate) fn write<W: Write>(
+/// Writes the listing of `lister` on `threads` threads (at most one per logical core, the
+/// calling thread one of them) to `output`, in order.
+pub(crate) fn write<W: Write + Send>(
     lister: &Lister,
     encoder: &Encoder,
     threads: usize,
     output: &mut Output<W>,
 ) -> Result<(), WriteError> {
-    // One worker per logical core at most: more would share the cores with the writer and
-    // with each other, and only delay the first lines.
+    // One worker per logical core at most: more would only share the cores.
     let workers = threads.min(std::thread::available_parallelism().map_or(1, |n| n.get()));
+    write_on(lister, encoder, workers, output)
+}
+
+/// [`write()`] on exactly `workers` threads, the calling thread one of them.
+fn write_on<W: Write + Send>(
+    lister: &Lister,
+    encoder: &Encoder,
+    workers: usize,
+    output: &mut Output<W>,
+) -> Result<(), WriteError> {
     let shared = Shared {
         lister,
         encoder,
@@ -105,8 +128,11 @@ pub(crate) fn write<W: Write>(
             cursor: lister.cursor(),
             next: 0,
             written: 0,
-            queued: 0,
+            queued: BTreeMap::new(),
+            later: 0,
             current: 0,
+            writing: false,
+            waiting: 0,
         }),
         changed: Condvar::new(),
         stop: AtomicBool::new(false),
@@ -114,76 +140,44 @@ pub(crate) fn write<W: Write>(
         budget: CHUNKS_PER_THREAD * workers,
         bytes: AtomicUsize::new(0),
         pieces: AtomicUsize::new(0),
-        spare: channel::unbounded(),
+        spare: Mutex::new(Vec::new()),
+        output: Mutex::new(output),
+        failed: Mutex::new(None),
     };
-    let (parts_tx, parts_rx) = channel::unbounded::<Part>();
     std::thread::scope(|scope| {
-        for _ in 0..workers {
-            let (tx, shared) = (parts_tx.clone(), &shared);
+        for _ in 1..workers {
+            let shared = &shared;
             let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
                 let _halt = HaltOnPanic(shared);
-                worker(shared, &tx);
+                worker(shared);
             });
             if let Err(e) = spawned {
                 // The workers started so far stop, and the scope waits for them.
                 shared.halt();
                 return Err(Error::ThreadPool {
                     reason: e.to_string(),
-                }
-                .into());
+                });
             }
         }
-        drop(parts_tx);
-        let result = write_in_order(&shared, &parts_rx, output);
-        shared.halt();
-        drop(parts_rx);
-        Ok(result?)
-    })
-}
-
-/// The writer: each batch's chunks in turn, those of later batches kept until then.
-fn write_in_order<W: Write>(
-    shared: &Shared<'_>,
-    parts: &Receiver<Part>,
-    output: &mut Output<W>,
-) -> io::Result<()> {
-    let mut early: BTreeMap<usize, VecDeque<Part>> = BTreeMap::new();
-    let mut batch = 0;
-    loop {
-        while let Some(part) = early.get_mut(&batch).and_then(VecDeque::pop_front) {
-            shared.taken(part.queue);
-            if let Some(chunk) = part.chunk {
-                let flow = output.write(chunk.bytes())?;
-                // The receiver lives as long as the listing.
-                let _ = shared.spare.0.send(chunk.into_buffer());
-                if flow.is_break() {
-                    return Ok(());
-                }
-            }
-            if part.last {
-                early.remove(&batch);
-                batch += 1;
-                shared.advance(batch);
-            }
-        }
-        match parts.recv() {
-            Ok(part) => early.entry(part.batch).or_default().push_back(part),
-            // Every worker has finished: every batch is written (or a worker panicked, which
-            // the scope passes on).
-            Err(_) => return Ok(()),
-        }
+        let _halt = HaltOnPanic(&shared);
+        worker(&shared);
+        Ok(())
+    })?;
+    match into_inner(shared.failed) {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
     }
 }
 
-/// One worker: takes batches and sends their chunks until the pieces run out or the listing
-/// stops.
-fn worker(shared: &Shared<'_>, parts: &Sender<Part>) {
+/// One worker: takes batches and hands over their chunks until the pieces run out or the
+/// listing stops.
+fn worker<W: Write + Send>(shared: &Shared<'_, W>) {
     let mut filler = Filler::new(shared.lister, shared.encoder);
     let mut batch = Vec::with_capacity(MAX_BATCH);
+    let mut chunk = shared.chunk();
     while let Some(b) = shared.claim(&mut batch) {
-        let mut chunk = shared.chunk();
         for piece in &batch {
-            let flow = filler.piece(piece, &mut chunk, |c| shared.send(b, c, false, parts));
+            let flow = filler.piece(piece, &mut chunk, |c| shared.hand_over(b, c, false));
             match flow {
                 ControlFlow::Continue(bytes) => shared.bytes.fetch_add(bytes, Ordering::Relaxed),
                 ControlFlow::Break(()) => return,
@@ -193,19 +187,24 @@ fn worker(shared: &Shared<'_>, parts: &Sender<Part>) {
             }
         }
         shared.pieces.fetch_add(batch.len(), Ordering::Relaxed);
-        if shared.send(b, &mut chunk, true, parts).is_break() {
+        if shared.hand_over(b, &mut chunk, true).is_break() {
             return;
         }
     }
 }
 
-impl Shared<'_> {
+impl<W: Write + Send> Shared<'_, W> {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.state)
     }
 
-    fn wait<'g>(&self, state: MutexGuard<'g, State>) -> MutexGuard<'g, State> {
-        self.changed.wait(state).unwrap_or_else(|e| e.into_inner())
+    /// Waits for a change, counted among the waiters so that a change with none to wake
+    /// signals nobody.
+    fn wait<'g>(&self, mut state: MutexGuard<'g, State>) -> MutexGuard<'g, State> {
+        state.waiting += 1;
+        let mut state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        state.waiting -= 1;
+        state
     }
 
     fn stopped(&self) -> bool {
@@ -222,7 +221,8 @@ impl Shared<'_> {
 
     /// An empty chunk, in the buffer of a written one where there is one.
     fn chunk(&self) -> Chunk {
-        Chunk::from_buffer(self.spare.1.try_recv().unwrap_or_default())
+        let spare = lock(&self.spare).pop();
+        Chunk::from_buffer(spare.unwrap_or_default())
     }
 
     /// Sets `batch` to the pieces of the next batch, within the window; its index, or `None`
@@ -258,75 +258,219 @@ impl Shared<'_> {
         Some(state.next - 1)
     }
 
-    /// Sends `chunk` as the next part of `batch` (the last when `last`), once the bounds allow,
-    /// and leaves it empty; `Break` when the listing stopped.
-    fn send(
-        &self,
-        batch: usize,
-        chunk: &mut Chunk,
-        last: bool,
-        parts: &Sender<Part>,
-    ) -> ControlFlow<()> {
-        let queue = {
-            let mut state = self.lock();
-            loop {
-                if self.stopped() {
-                    return ControlFlow::Break(());
-                }
-                if chunk.is_empty() {
-                    break Queue::Nothing;
-                }
-                if batch == state.written {
-                    if state.current < CURRENT_CHUNKS {
-                        state.current += 1;
-                        break Queue::Current;
-                    }
-                } else if state.queued < self.budget {
-                    state.queued += 1;
-                    break Queue::Later;
-                }
-                state = self.wait(state);
+    /// Hands over `chunk` as the next part of `batch` (the last when `last`), once the bounds
+    /// allow, and writes what is in order if no other worker is writing; leaves `chunk` empty.
+    /// `Break` when the listing stopped.
+    fn hand_over(&self, batch: usize, chunk: &mut Chunk, last: bool) -> ControlFlow<()> {
+        let mut state = self.lock();
+        let queue = loop {
+            if self.stopped() {
+                return ControlFlow::Break(());
             }
+            if chunk.is_empty() {
+                break Queue::Nothing;
+            }
+            if batch == state.written {
+                if !state.writing || state.current < CURRENT_CHUNKS {
+                    state.current += 1;
+                    break Queue::Current;
+                }
+            } else if state.later < self.budget {
+                state.later += 1;
+                break Queue::Later;
+            }
+            state = self.wait(state);
         };
-        let chunk = (queue != Queue::Nothing).then(|| std::mem::replace(chunk, self.chunk()));
+        let full = (queue != Queue::Nothing).then(|| std::mem::take(chunk));
         let part = Part {
-            batch,
-            chunk,
+            chunk: full,
             last,
             queue,
         };
-        match parts.send(part) {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(_) => ControlFlow::Break(()),
+        state.queued.entry(batch).or_default().push_back(part);
+        let flow = if state.writing {
+            // The worker writing takes it when its turn comes.
+            drop(state);
+            ControlFlow::Continue(())
+        } else {
+            self.write_in_order(state)
+        };
+        if queue != Queue::Nothing {
+            *chunk = self.chunk();
         }
+        flow
     }
 
-    /// The writer took a chunk from `queue`.
-    fn taken(&self, queue: Queue) {
-        let mut state = self.lock();
-        match queue {
-            Queue::Current => state.current -= 1,
-            Queue::Later => state.queued -= 1,
-            Queue::Nothing => return,
+    /// Takes the output and writes the queued chunks that are next in order, until the next
+    /// one is not there yet; `Break` when the listing stopped (its limit reached or a write
+    /// failed).
+    fn write_in_order<'s>(&'s self, mut state: MutexGuard<'s, State>) -> ControlFlow<()> {
+        state.writing = true;
+        loop {
+            let written = state.written;
+            let Some(part) = state.queued.get_mut(&written).and_then(VecDeque::pop_front) else {
+                state.writing = false;
+                return ControlFlow::Continue(());
+            };
+            match part.queue {
+                Queue::Current => state.current -= 1,
+                Queue::Later => state.later -= 1,
+                Queue::Nothing => {}
+            }
+            if part.last {
+                state.queued.remove(&written);
+                state.written += 1;
+            }
+            let wake = state.waiting > 0;
+            drop(state);
+            if wake {
+                self.changed.notify_all();
+            }
+            if let Some(chunk) = part.chunk {
+                let flow = lock(&self.output).write(chunk.bytes());
+                lock(&self.spare).push(chunk.into_buffer());
+                match flow {
+                    Ok(ControlFlow::Continue(())) => {}
+                    Ok(ControlFlow::Break(())) => {
+                        self.halt();
+                        return ControlFlow::Break(());
+                    }
+                    Err(e) => {
+                        *lock(&self.failed) = Some(e);
+                        self.halt();
+                        return ControlFlow::Break(());
+                    }
+                }
+            }
+            state = self.lock();
         }
-        drop(state);
-        self.changed.notify_all();
-    }
-
-    /// The writer moved on to `batch`.
-    fn advance(&self, batch: usize) {
-        self.lock().written = batch;
-        self.changed.notify_all();
     }
 }
 
-/// Stops the listing when its worker panics, so that no other worker waits for it for ever.
-struct HaltOnPanic<'s, 'a>(&'s Shared<'a>);
+/// Locks `mutex`, whose data stays whole when a worker panics (a panic stops the listing).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
 
-impl Drop for HaltOnPanic<'_, '_> {
+/// The data of `mutex`, once nothing else holds it.
+fn into_inner<T>(mutex: Mutex<T>) -> T {
+    mutex.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Stops the listing when its worker panics, so that no other worker waits for it for ever.
+struct HaltOnPanic<'s, 'a, W: Write + Send>(&'s Shared<'a, W>);
+
+impl<W: Write + Send> Drop for HaltOnPanic<'_, '_, W> {
     fn drop(&mut self) {
         if std::thread::panicking() {
             self.0.halt();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Kind;
+    use crate::plan::Job;
+
+    /// The listing of `job` on `workers` threads (however many cores this machine has), up to
+    /// `limit` solutions, into `out`.
+    fn listed<W: Write + Send>(
+        job: &Job,
+        kind: Kind,
+        workers: usize,
+        limit: Option<u64>,
+        out: W,
+    ) -> Result<W, WriteError> {
+        let lister = Lister::new(job);
+        let encoder = Encoder::new(kind, job.n());
+        let skip = kind.format().separator().len();
+        let mut output = Output::new(out, &encoder, skip, limit);
+        write_on(&lister, &encoder, workers, &mut output)?;
+        Ok(output.into_inner())
+    }
+
+    fn serial(job: &Job, kind: Kind, limit: Option<u64>) -> Vec<u8> {
+        let opts = crate::solutions::WriteOptions {
+            format: kind,
+            limit,
+            threads: 1,
+        };
+        let mut out = Vec::new();
+        crate::solutions::write_solutions(job, &opts, &mut out).unwrap();
+        out
+    }
+
+    /// More workers than this machine may have cores, on boards of many chunks (N = 13: 13 MB
+    /// of boards against chunks of 256 KiB and a queue of 4 per worker), so that workers wait
+    /// for the window, for the queue and for the one writing: the bytes are the serial ones,
+    /// whole and cut at limits inside a piece and inside a chunk.
+    #[test]
+    fn any_number_of_workers_writes_the_serial_bytes() {
+        let job = Job::new(13).unwrap();
+        let full = serial(&job, Kind::Board, None);
+        for workers in [2, 3, 5] {
+            assert!(
+                full.len() > 6 * workers * CHUNK_BYTES,
+                "few chunks for {workers}"
+            );
+            let out = listed(&job, Kind::Board, workers, None, Vec::new()).unwrap();
+            assert!(out == full, "{workers} workers");
+        }
+        for limit in [1u64, 4_321, 50_000] {
+            let expect = serial(&job, Kind::Columns, Some(limit));
+            let out = listed(&job, Kind::Columns, 8, Some(limit), Vec::new()).unwrap();
+            assert!(out == expect, "{limit} on 8 workers");
+        }
+    }
+
+    /// A writer that takes `room` bytes, then fails as a closed pipe does.
+    struct Closes {
+        room: usize,
+        taken: Vec<u8>,
+    }
+
+    impl Write for Closes {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.room == 0 {
+                return Err(io::ErrorKind::BrokenPipe.into());
+            }
+            let k = buf.len().min(self.room);
+            self.room -= k;
+            self.taken.extend_from_slice(&buf[..k]);
+            Ok(k)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A failed write stops every worker (none is left waiting for the failed one), the error
+    /// comes back, and what was written is a prefix of the listing.
+    #[test]
+    fn a_failed_write_stops_every_worker_and_leaves_a_prefix() {
+        let job = Job::new(13).unwrap();
+        let full = serial(&job, Kind::Board, None);
+        for workers in [2, 8] {
+            for room in [0, 300_000, 3_000_000] {
+                let out = Closes {
+                    room,
+                    taken: Vec::new(),
+                };
+                let lister = Lister::new(&job);
+                let encoder = Encoder::new(Kind::Board, job.n());
+                let skip = Kind::Board.format().separator().len();
+                let mut output = Output::new(out, &encoder, skip, None);
+                let r = write_on(&lister, &encoder, workers, &mut output);
+                assert!(
+                    matches!(r, Err(WriteError::Io(ref e)) if e.kind() == io::ErrorKind::BrokenPipe),
+                    "{workers} {room}: {r:?}"
+                );
+                let taken = output.into_inner().taken;
+                assert_eq!(taken.len(), room, "{workers} {room}");
+                assert!(full.starts_with(&taken), "{workers} {room}");
+            }
         }
     }
 }

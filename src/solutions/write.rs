@@ -4,8 +4,8 @@
 //! The solutions come from the lane search, piece by piece, sorted within each piece
 //! ([`super::ordered`]), are formatted into chunks of bytes without allocating
 //! ([`super::chunk`]), and each chunk is written in one call. On several threads the pieces go
-//! to workers in batches and one writer puts the chunks back in order ([`super::parallel`]):
-//! the bytes are the same for any thread count. Boards past [`MAX_PARALLEL_N`] are listed
+//! to workers in batches and the chunks are written in order, one worker at a time
+//! ([`super::parallel`]): the bytes are the same for any thread count. Boards past [`MAX_PARALLEL_N`] are listed
 //! depth first, solution by solution, as before.
 
 use super::chunk::{Chunk, Filler, Output};
@@ -61,7 +61,8 @@ impl crate::Classify for WriteError {
 /// Writes every solution of `job` (see [`super::for_each_solution`]: lexicographic order,
 /// canonical members only with [`Job::unique`]) to `out` in `opts.format`, on `opts.threads`
 /// threads (for N up to [`MAX_PARALLEL_N`]); the output does not depend on the thread count.
-/// Returns the number written.
+/// Returns the number written. On several threads the workers write, so `out` must be `Send`:
+/// `std::io::stdout()`, a `File` or a `Vec` is, a `StdoutLock` is not.
 ///
 /// ```
 /// use nqueens_count::solutions::{write_solutions, WriteOptions};
@@ -73,7 +74,7 @@ impl crate::Classify for WriteError {
 /// assert_eq!(out, b"2 4 6 1 3 5\n3 6 2 5 1 4\n");
 /// # Ok::<(), nqueens_count::Error>(())
 /// ```
-pub fn write_solutions<W: Write>(
+pub fn write_solutions<W: Write + Send>(
     job: &Job,
     opts: &WriteOptions,
     out: W,

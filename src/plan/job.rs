@@ -383,6 +383,32 @@ mod tests {
         }
     }
 
+    /// Jobs that differ in anything they count or how (board, method, split depth, placed
+    /// queens, unique) are different jobs, and hash apart; how the depth came about does not
+    /// count.
+    #[test]
+    fn jobs_differ_in_each_part_of_their_identity() {
+        use std::hash::{BuildHasher, RandomState};
+        let hashes = RandomState::new();
+        let base = Job::new(10).unwrap().with_split_depth(3).unwrap();
+        let others = [
+            Job::new(11).unwrap().with_split_depth(3).unwrap(),
+            base.clone().with_method(Method::Plain),
+            base.clone().with_split_depth(2).unwrap(),
+            base.clone()
+                .with_placed(&[Queen::from_zero_based(0, 0)])
+                .unwrap(),
+            base.clone().with_unique(true),
+        ];
+        for other in &others {
+            assert_ne!(&base, other);
+            assert_ne!(hashes.hash_one(&base), hashes.hash_one(other), "{other:?}");
+        }
+        let default = Job::new(10).unwrap();
+        let chosen = default.clone().with_split_depth(default.split_depth());
+        assert_eq!(hashes.hash_one(&default), hashes.hash_one(chosen.unwrap()));
+    }
+
     #[test]
     fn a_new_jobs_depth_follows_the_job_only() {
         let q = |r, c| Queen::one_based(r, c).unwrap();

@@ -78,6 +78,36 @@ struct State {
     writing: bool,
     /// Workers waiting on [`Shared::changed`].
     waiting: usize,
+    /// What the bounds let happen, for the tests to check them.
+    #[cfg(test)]
+    seen: Seen,
+}
+
+/// The most chunks that waited in each count, the most batches taken ahead of the one being
+/// written, and the waits, over a listing.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, Default)]
+struct Seen {
+    later: usize,
+    current: usize,
+    ahead: usize,
+    waits: usize,
+}
+
+impl State {
+    /// Records the counts now (the tests' check of the bounds; nothing outside them).
+    fn note(&mut self, waited: bool) {
+        #[cfg(test)]
+        {
+            let seen = &mut self.seen;
+            seen.later = seen.later.max(self.later);
+            seen.current = seen.current.max(self.current);
+            seen.ahead = seen.ahead.max(self.next - self.written);
+            seen.waits += usize::from(waited);
+        }
+        #[cfg(not(test))]
+        let _ = waited;
+    }
 }
 
 /// What the workers share.
@@ -99,6 +129,7 @@ struct Shared<'a, W: Write> {
     output: Mutex<&'a mut Output<W>>,
     /// The write that failed, which stopped the listing.
     failed: Mutex<Option<io::Error>>,
+    workers: usize,
 }
 
 /// Writes the listing of `lister` on `threads` threads (at most one per logical core, the
@@ -121,52 +152,7 @@ fn write_on<W: Write + Send>(
     workers: usize,
     output: &mut Output<W>,
 ) -> Result<(), WriteError> {
-    let shared = Shared {
-        lister,
-        encoder,
-        state: Mutex::new(State {
-            cursor: lister.cursor(),
-            next: 0,
-            written: 0,
-            queued: BTreeMap::new(),
-            later: 0,
-            current: 0,
-            writing: false,
-            waiting: 0,
-        }),
-        changed: Condvar::new(),
-        stop: AtomicBool::new(false),
-        window: WINDOW_PER_THREAD * workers,
-        budget: CHUNKS_PER_THREAD * workers,
-        bytes: AtomicUsize::new(0),
-        pieces: AtomicUsize::new(0),
-        spare: Mutex::new(Vec::new()),
-        output: Mutex::new(output),
-        failed: Mutex::new(None),
-    };
-    std::thread::scope(|scope| {
-        for _ in 1..workers {
-            let shared = &shared;
-            let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
-                let _halt = HaltOnPanic(shared);
-                worker(shared);
-            });
-            if let Err(e) = spawned {
-                // The workers started so far stop, and the scope waits for them.
-                shared.halt();
-                return Err(Error::ThreadPool {
-                    reason: e.to_string(),
-                });
-            }
-        }
-        let _halt = HaltOnPanic(&shared);
-        worker(&shared);
-        Ok(())
-    })?;
-    match into_inner(shared.failed) {
-        Some(e) => Err(e.into()),
-        None => Ok(()),
-    }
+    Shared::new(lister, encoder, workers, output).run()
 }
 
 /// One worker: takes batches and hands over their chunks until the pieces run out or the
@@ -193,7 +179,67 @@ fn worker<W: Write + Send>(shared: &Shared<'_, W>) {
     }
 }
 
-impl<W: Write + Send> Shared<'_, W> {
+impl<'a, W: Write + Send> Shared<'a, W> {
+    fn new(
+        lister: &'a Lister,
+        encoder: &'a Encoder,
+        workers: usize,
+        output: &'a mut Output<W>,
+    ) -> Self {
+        Shared {
+            lister,
+            encoder,
+            state: Mutex::new(State {
+                cursor: lister.cursor(),
+                next: 0,
+                written: 0,
+                queued: BTreeMap::new(),
+                later: 0,
+                current: 0,
+                writing: false,
+                waiting: 0,
+                #[cfg(test)]
+                seen: Seen::default(),
+            }),
+            changed: Condvar::new(),
+            stop: AtomicBool::new(false),
+            window: WINDOW_PER_THREAD * workers,
+            budget: CHUNKS_PER_THREAD * workers,
+            bytes: AtomicUsize::new(0),
+            pieces: AtomicUsize::new(0),
+            spare: Mutex::new(Vec::new()),
+            output: Mutex::new(output),
+            failed: Mutex::new(None),
+            workers,
+        }
+    }
+
+    /// The listing on the workers; the error of a failed write, if one stopped it.
+    fn run(&self) -> Result<(), WriteError> {
+        std::thread::scope(|scope| {
+            for _ in 1..self.workers {
+                let spawned = std::thread::Builder::new().spawn_scoped(scope, || {
+                    let _halt = HaltOnPanic(self);
+                    worker(self);
+                });
+                if let Err(e) = spawned {
+                    // The workers started so far stop, and the scope waits for them.
+                    self.halt();
+                    return Err(Error::ThreadPool {
+                        reason: e.to_string(),
+                    });
+                }
+            }
+            let _halt = HaltOnPanic(self);
+            worker(self);
+            Ok(())
+        })?;
+        match lock(&self.failed).take() {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         lock(&self.state)
     }
@@ -204,6 +250,7 @@ impl<W: Write + Send> Shared<'_, W> {
         state.waiting += 1;
         let mut state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
         state.waiting -= 1;
+        state.note(true);
         state
     }
 
@@ -255,6 +302,7 @@ impl<W: Write + Send> Shared<'_, W> {
             return None;
         }
         state.next += 1;
+        state.note(false);
         Some(state.next - 1)
     }
 
@@ -281,6 +329,7 @@ impl<W: Write + Send> Shared<'_, W> {
             }
             state = self.wait(state);
         };
+        state.note(false);
         let full = (queue != Queue::Nothing).then(|| std::mem::take(chunk));
         let part = Part {
             chunk: full,
@@ -352,11 +401,6 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The data of `mutex`, once nothing else holds it.
-fn into_inner<T>(mutex: Mutex<T>) -> T {
-    mutex.into_inner().unwrap_or_else(|e| e.into_inner())
-}
-
 /// Stops the listing when its worker panics, so that no other worker waits for it for ever.
 struct HaltOnPanic<'s, 'a, W: Write + Send>(&'s Shared<'a, W>);
 
@@ -372,7 +416,8 @@ impl<W: Write + Send> Drop for HaltOnPanic<'_, '_, W> {
 mod tests {
     use super::*;
     use crate::format::Kind;
-    use crate::plan::Job;
+    use crate::plan::{Job, Queen};
+    use std::time::Duration;
 
     /// The listing of `job` on `workers` threads (however many cores this machine has), up to
     /// `limit` solutions, into `out`.
@@ -423,6 +468,74 @@ mod tests {
             let out = listed(&job, Kind::Columns, 8, Some(limit), Vec::new()).unwrap();
             assert!(out == expect, "{limit} on 8 workers");
         }
+    }
+
+    /// A slow reader at the other end: every `every`-th write, the first included, stalls for
+    /// `stall`.
+    struct Slow {
+        every: usize,
+        stall: Duration,
+        writes: usize,
+        taken: Vec<u8>,
+    }
+
+    impl Write for Slow {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.writes.is_multiple_of(self.every) {
+                std::thread::sleep(self.stall);
+            }
+            self.writes += 1;
+            self.taken.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Against an output that stalls, the queue fills: workers wait for the batch being
+    /// written, both counts of waiting chunks reach their bounds and go no further, and no
+    /// batch starts further ahead than the window; the bytes are the serial ones. The board
+    /// (N = 15, a queen at row 1, column 8: 53 MB of boards in 12 pieces) gives batches of
+    /// about 17 chunks, so that the one being written has chunks waiting too.
+    #[test]
+    fn a_slow_output_holds_the_workers_within_the_bounds() {
+        let job = Job::new(15)
+            .unwrap()
+            .with_placed(&[Queen::one_based(1, 8).unwrap()])
+            .unwrap();
+        let (kind, workers) = (Kind::Board, 3);
+        let lister = Lister::new(&job);
+        let encoder = Encoder::new(kind, job.n());
+        let skip = kind.format().separator().len();
+        let slow = Slow {
+            every: 16,
+            stall: Duration::from_millis(150),
+            writes: 0,
+            taken: Vec::new(),
+        };
+        let mut output = Output::new(slow, &encoder, skip, None);
+        let shared = Shared::new(&lister, &encoder, workers, &mut output);
+        shared.run().unwrap();
+        let state = shared.lock();
+        // Every chunk written, and taken off its count.
+        let left = (
+            state.later,
+            state.current,
+            state.queued.len(),
+            state.written,
+        );
+        assert_eq!(left, (0, 0, 0, state.next), "{:?}", state.seen);
+        let seen = state.seen;
+        drop(state);
+        drop(shared);
+        let expect = serial(&job, kind, None);
+        assert!(expect.len() > 80 * CHUNK_BYTES);
+        assert!(output.into_inner().taken == expect);
+        assert!(seen.waits > 0, "{seen:?}");
+        assert_eq!(seen.later, CHUNKS_PER_THREAD * workers, "{seen:?}");
+        assert_eq!(seen.current, CURRENT_CHUNKS, "{seen:?}");
+        assert!(seen.ahead <= WINDOW_PER_THREAD * workers, "{seen:?}");
     }
 
     /// A writer that takes `room` bytes, then fails as a closed pipe does.

@@ -83,13 +83,22 @@ pub fn run(args: &ListArgs) -> Result<Exit> {
     }
 }
 
+/// Standard output as a file of its own (a duplicate descriptor), with what it is.
+#[cfg(unix)]
+fn stdout_file() -> Option<(std::fs::File, std::fs::Metadata)> {
+    use std::os::fd::AsFd;
+    let file = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?);
+    let metadata = file.metadata().ok()?;
+    Some((file, metadata))
+}
+
 /// The bytes free on the disk that standard output writes to, when it is a regular file (a
 /// pipe, a terminal or `/dev/null` has no such limit).
 #[cfg(unix)]
 fn room_of_stdout() -> Option<u64> {
-    use std::os::fd::{AsFd, AsRawFd};
-    let file = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?);
-    if !file.metadata().ok()?.is_file() {
+    use std::os::fd::AsRawFd;
+    let (file, metadata) = stdout_file()?;
+    if !metadata.is_file() {
         return None;
     }
     let mut vfs = std::mem::MaybeUninit::<libc::statvfs>::zeroed();
@@ -129,18 +138,15 @@ const PIPE_BYTES: libc::c_int = 1 << 20;
 #[cfg(target_os = "linux")]
 fn grow_stdout_pipe() {
     use std::os::fd::AsRawFd;
-    let stdout = std::io::stdout();
-    let fd = stdout.as_raw_fd();
-    let mut stat = std::mem::MaybeUninit::<libc::stat>::zeroed();
-    // SAFETY: fstat fills the stat it is given; the descriptor is standard output's.
-    if unsafe { libc::fstat(fd, stat.as_mut_ptr()) } != 0 {
+    use std::os::unix::fs::FileTypeExt;
+    let Some((file, metadata)) = stdout_file() else {
+        return;
+    };
+    if !metadata.file_type().is_fifo() {
         return;
     }
-    // SAFETY: the call succeeded, so it filled the struct.
-    let stat = unsafe { stat.assume_init() };
-    if stat.st_mode & libc::S_IFMT != libc::S_IFIFO {
-        return;
-    }
+    // The duplicate shares the pipe, so its capacity is standard output's.
+    let fd = file.as_raw_fd();
     // SAFETY: F_GETPIPE_SZ and F_SETPIPE_SZ read and set the capacity of a pipe, nothing else.
     unsafe {
         let size = libc::fcntl(fd, libc::F_GETPIPE_SZ);

@@ -48,7 +48,11 @@
 #       (default results/<date>-listing-speed): raw.tsv (wall, user and system seconds, peak
 #       RSS, the load before each run, the bytes counted) and summary.md (medians; each -t T
 #       against cat and -t 1 against each -t T, as ratios of the medians and as medians of the
-#       ratios of each repetition's runs, which run back to back).
+#       ratios of each repetition's runs, which run back to back). A control runs with them
+#       (PAIR=0 leaves it out): two `list N -t 1 | wc -c` at once ("pair"), the same work twice
+#       on separate processes, no thread of one waiting for the other; 2 x (-t 1) / pair is
+#       what the machine gives two single-thread listings at that hour, the ceiling of -t 2's
+#       ratio there (on a VM, the cores' speed with both busy varies with the neighbours).
 #
 #   scripts/timing.sh eta [N:T ...]
 #       How right the ETA of `count` is (issues 14 and 22): `count N -t T --progress` for each N:T
@@ -318,15 +322,17 @@ cmd_solutions() {
     done
 }
 
-# piped RAW REP N VARIANT COMMAND: one run of `COMMAND | wc -c` (a shell pipe), a row of RAW:
-# wall seconds (a monotonic clock around the shell), the user and system seconds of the shell
-# and what it waited for (wait4), COMMAND's own peak RSS (/usr/bin/time), the load, the bytes.
+# piped RAW REP N VARIANT COMMAND [PAIR]: one run of `COMMAND | wc -c` (a shell pipe), a row
+# of RAW: wall seconds (a monotonic clock around the shell), the user and system seconds of the
+# shell and what it waited for (wait4), COMMAND's own peak RSS (/usr/bin/time), the load, the
+# bytes. With PAIR, a second `COMMAND | wc -c` runs at the same time (the bytes: both counts).
 piped() {
-    local raw=$1 rep=$2 n=$3 variant=$4 cmd=$5 l rss
+    local raw=$1 rep=$2 n=$3 variant=$4 cmd=$5 l rss line
     l=$(load)
     rss=$(mktemp)
-    python3 - "/usr/bin/time -f %M -o $rss $cmd | wc -c" "$rep" "$n" "$variant" "$l" "$rss" \
-        >>"$raw" <<'EOF'
+    line="/usr/bin/time -f %M -o $rss $cmd | wc -c"
+    [[ -z ${6:-} ]] || line="$line & $cmd | wc -c; wait"
+    python3 - "$line" "$rep" "$n" "$variant" "$l" "$rss" >>"$raw" <<'EOF'
 import os, subprocess, sys, time
 cmd, rep, n, variant, load, rss = sys.argv[1:]
 start = time.perf_counter()
@@ -336,7 +342,7 @@ _, status, use = os.wait4(p.pid, 0)
 wall = time.perf_counter() - start
 assert status == 0, f"{cmd}: status {status}"
 print("\t".join([rep, n, variant, f"{wall:.4f}", f"{use.ru_utime:.4f}", f"{use.ru_stime:.4f}",
-                 open(rss).read().strip(), load, out.decode().strip()]))
+                 open(rss).read().strip(), load, "+".join(out.decode().split())]))
 EOF
     rm -f "$rss"
 }
@@ -362,6 +368,7 @@ cmd_listing() {
             for t in $ts; do
                 piped "$raw" "$rep" "$n" "-t $t" "$bin list $n -t $t"
             done
+            [[ ${PAIR:-1} == 0 ]] || piped "$raw" "$rep" "$n" pair "$bin list $n -t 1" pair
         done
     done
     rm -rf "$dir"
@@ -386,24 +393,32 @@ for n in ns:
         c = statistics.median(runs(n, v, cpu))
         rss = max(runs(n, v, lambda r: int(r[6]))) / 1024
         b = set(runs(n, v, lambda r: r[8]))
-        cmd = "cat FILE" if v == "cat" else f"list {n} {v}"
-        print(f"| {n} | `{cmd} \\| wc -c` | {', '.join(sorted(b))} | {statistics.median(w):.3f} "
+        cmd = {"cat": "cat FILE", "pair": f"list {n} -t 1"}.get(v, f"list {n} {v}")
+        cmd = f"`{cmd} \\| wc -c`" + (" twice at once" if v == "pair" else "")
+        print(f"| {n} | {cmd} | {', '.join(sorted(b))} | {statistics.median(w):.3f} "
               f"| {w[0]:.3f}–{w[-1]:.3f} | {c:.3f} | {rss:.1f} |")
 print("\nWall-time ratios: of the medians, and the median of each repetition's own ratio.\n")
 print("| N | ratio | of medians | median of ratios |")
 print("|---:|---|---:|---:|")
-def paired(n, a, b):
+def paired(n, a, b, times=1):
     by = lambda v: {r[0]: wall(r) for r in rows if (r[1], r[2]) == (n, v)}
     x, y = by(a), by(b)
-    r = [x[k] / y[k] for k in x if k in y and y[k] > 0]
+    r = [times * x[k] / y[k] for k in x if k in y and y[k] > 0]
     return f"{statistics.median(r):.2f}" if r else "–"
 for n in ns:
     med = {v: statistics.median(runs(n, v, wall)) for v in variants}
-    lists = [v for v in variants if v != "cat"]
+    lists = [v for v in variants if v not in ("cat", "pair")]
     pairs = [(v, "cat") for v in lists] + [(lists[0], v) for v in lists[1:]]
     for a, b in pairs:
         ratio = f"{med[a] / med[b]:.2f}" if med[b] > 0 else "–"
         print(f"| {n} | {a} ÷ {b} | {ratio} | {paired(n, a, b)} |")
+    if "pair" in med and med["pair"] > 0:
+        # Two one-thread listings at once: the same work twice, nothing shared.
+        print(f"| {n} | 2 × ({lists[0]}) ÷ pair: the two cores' ceiling | "
+              f"{2 * med[lists[0]] / med['pair']:.2f} | {paired(n, lists[0], 'pair', 2)} |")
+if "pair" in variants:
+    print("\nThe ceiling: what two single-thread listings get from the machine at once, as a "
+          "speed-up over one; a listing on two threads can reach it, not pass it.")
 EOF
     cat "$out/summary.md"
 }

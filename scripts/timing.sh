@@ -418,7 +418,8 @@ for n in ns:
               f"{2 * med[lists[0]] / med['pair']:.2f} | {paired(n, lists[0], 'pair', 2)} |")
 if "pair" in variants:
     print("\nThe ceiling: what two single-thread listings get from the machine at once, as a "
-          "speed-up over one; a listing on two threads can reach it, not pass it.")
+          "speed-up over one; about the most a listing on two threads can get (the same work, "
+          "with one process start where the pair has two side by side).")
 EOF
     cat "$out/summary.md"
 }

@@ -76,6 +76,7 @@ mod names;
 mod plan;
 mod random;
 mod search;
+mod sync;
 // The unit tests that can skip are the OpenCL ones.
 #[cfg(all(test, feature = "opencl"))]
 #[path = "../tests/common/skip.rs"]

@@ -3,12 +3,13 @@
 //! [`crate::plan::classified_parts`]) into many small sub-problems, runs them in one launch of each
 //! kernel, and hands what it cannot do to the CPU workers.
 
-use super::run::{lock, CpuWork, DeviceErrors, Done, Queue, Shared};
+use super::run::{CpuWork, DeviceErrors, Done, Queue, Shared};
 use super::{Devices, UnitTiming};
 use crate::error::{Error, Result};
 use crate::plan::{classified_parts, counted_part, has_cpu_only_work, Plan};
 use crate::search::opencl::{self, Counter, DeviceInfo, DeviceKind, OpenClError, RowSpec, Sub};
 use crate::search::{ClassifiedPart, CountedPart, Counts, Searches, Unit};
+use crate::sync::lock;
 use crossbeam::channel;
 use std::collections::HashMap;
 use std::ops::Range;

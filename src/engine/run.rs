@@ -7,12 +7,13 @@ use super::{accel, Devices, Engine};
 use super::{DeviceRun, Outcome, UnitTiming};
 use crate::plan::Plan;
 use crate::search::{Counts, Searches, Unit};
+use crate::sync::lock;
 use crate::Cancel;
 use crossbeam::channel;
 use crossbeam::utils::CachePadded;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// One finished unit, as sent from a worker to the calling thread: its index, counts, timing and
@@ -282,10 +283,4 @@ pub(super) enum CpuWork {
     },
     /// A whole unit, given back by a device that failed.
     Whole(u32),
-}
-
-/// A mutex's data, even if a thread panicked while holding it (the data stay consistent here:
-/// each holder only pushes or counts).
-pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }

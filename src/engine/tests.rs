@@ -106,9 +106,9 @@ fn a_stopped_run_reports_what_it_finished() {
 #[cfg(feature = "opencl")]
 mod opencl_devices {
     use super::*;
-    use crate::engine::run::lock;
     use crate::plan::has_cpu_only_work;
     use crate::search::opencl::tests::{required, Rng};
+    use crate::sync::lock;
 
     /// Jobs of every method, unique or not, split depth, with and without pre-placed queens.
     fn jobs(n: u32) -> Vec<Job> {

@@ -24,6 +24,7 @@ use super::ordered::{Cursor, Lister, Piece};
 use super::write::WriteError;
 use crate::error::Error;
 use crate::format::encode::Encoder;
+use crate::sync::lock;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Write};
 use std::ops::ControlFlow;
@@ -394,11 +395,6 @@ impl<'a, W: Write + Send> Shared<'a, W> {
             state = self.lock();
         }
     }
-}
-
-/// Locks `mutex`, whose data stays whole when a worker panics (a panic stops the listing).
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Stops the listing when its worker panics, so that no other worker waits for it for ever.

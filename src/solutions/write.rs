@@ -5,8 +5,8 @@
 //! ([`super::ordered`]), are formatted into chunks of bytes without allocating
 //! ([`super::chunk`]), and each chunk is written in one call. On several threads the pieces go
 //! to workers in batches and the chunks are written in order, one worker at a time
-//! ([`super::parallel`]): the bytes are the same for any thread count. Boards past [`MAX_PARALLEL_N`] are listed
-//! depth first, solution by solution, as before.
+//! ([`super::parallel`]): the bytes are the same for any thread count. Boards past
+//! [`MAX_PARALLEL_N`] are listed depth first, solution by solution, as before.
 
 use super::chunk::{Chunk, Filler, Output};
 use super::ordered::Lister;

@@ -1,7 +1,7 @@
 //! Finding OpenCL platforms and devices.
 
 #[cfg(feature = "opencl")]
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 #[cfg(feature = "opencl")]
 use opencl3::device::{
@@ -110,7 +110,7 @@ pub fn devices() -> Result<Vec<DeviceInfo>, OpenClError> {
 /// elsewhere in the process are not covered.
 pub(crate) fn enumerate() -> Result<Vec<(DeviceInfo, cl_device_id)>, OpenClError> {
     static LOCK: Mutex<()> = Mutex::new(());
-    let _guard = LOCK.lock().unwrap_or_else(PoisonError::into_inner);
+    let _guard = crate::sync::lock(&LOCK);
     // Load the library first, so that its absence is reported with the loader's message.
     if let Some(why) = library_error() {
         return Err(OpenClError::NoLibrary(why));

@@ -36,6 +36,7 @@ use std::ops::ControlFlow;
 mod chunk;
 mod ordered;
 mod parallel;
+mod spread;
 pub mod uva750;
 mod write;
 

@@ -9,7 +9,9 @@
 //! of threads. Most chunks are written by the worker that filled them, from its own cache, and
 //! the threads are the workers alone: a separate writer thread cost a listing on two cores
 //! more than a tenth of its time (`results/2026-12-04-listing-speed/NOTE.md`). The calling
-//! thread is one of the workers, and the output never leaves the workers' scope.
+//! thread is one of the workers, and the output never leaves the workers' scope; each other
+//! worker starts on a core of its own rather than queued behind the calling thread
+//! ([`super::spread`]).
 //!
 //! Memory stays bounded: no worker starts a batch more than [`WINDOW_PER_THREAD`] × workers
 //! batches ahead of the one being written, and at most [`CHUNKS_PER_THREAD`] × workers full
@@ -21,6 +23,7 @@
 
 use super::chunk::{Chunk, Filler, Output, CHUNK_BYTES};
 use super::ordered::{Cursor, Lister, Piece};
+use super::spread::{self, Origin};
 use super::write::WriteError;
 use crate::error::Error;
 use crate::format::encode::Encoder;
@@ -219,7 +222,10 @@ impl<'a, W: Write + Send> Shared<'a, W> {
     fn run(&self) -> Result<(), WriteError> {
         std::thread::scope(|scope| {
             for _ in 1..self.workers {
-                let spawned = std::thread::Builder::new().spawn_scoped(scope, || {
+                // Each worker starts on another core than this thread's (see `spread`).
+                let origin = Origin::here();
+                let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
+                    origin.leave();
                     let _halt = HaltOnPanic(self);
                     worker(self);
                 });
@@ -230,6 +236,7 @@ impl<'a, W: Write + Send> Shared<'a, W> {
                         reason: e.to_string(),
                     });
                 }
+                spread::step_aside();
             }
             let _halt = HaltOnPanic(self);
             worker(self);

@@ -3,15 +3,34 @@
 
 Runs a build of main with timeline.patch applied: `list 14 -t T >/dev/null` with NQ_TRACE set,
 in four modes interleaved (one thread; two; two with the handshake NQ_HS; two with the nudge
-NQ_NUDGE), REPS times, and writes raw.tsv (one line per run) and summary.md (medians).
+NQ_NUDGE), REPS times, and writes raw.tsv (one line per run) and summary.md (medians). MODE
+arguments choose other modes, among them the same into `wc -c` (`t1-pipe`, `t2-pipe`).
 
-    python3 timeline.py BIN REPS OUT_DIR
+    python3 timeline.py BIN REPS OUT_DIR [MODE...]
 """
 import os, statistics, subprocess, sys, time
 
 bin_, reps, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-modes = {"t1": ("1", {}), "t2": ("2", {}), "t2-handshake": ("2", {"NQ_HS": "1"}),
-         "t2-nudge": ("2", {"NQ_NUDGE": "1"})}
+every = {"t1": ("1", {}), "t2": ("2", {}), "t2-handshake": ("2", {"NQ_HS": "1"}),
+         "t2-nudge": ("2", {"NQ_NUDGE": "1"}), "t1-pipe": ("1", {}), "t2-pipe": ("2", {})}
+chosen = sys.argv[4:] or ["t1", "t2", "t2-handshake", "t2-nudge"]
+modes = {m: every[m] for m in chosen}
+
+
+def listed(t, env, pipe):
+    """Runs the listing (into `wc -c` when `pipe`); its standard error."""
+    cmd = [bin_, "list", "14", "-t", t]
+    if not pipe:
+        return subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                              check=True).stderr
+    lister = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    wc = subprocess.Popen(["wc", "-c"], stdin=lister.stdout, stdout=subprocess.DEVNULL)
+    lister.stdout.close()
+    err = lister.stderr.read()
+    lister.wait(), wc.wait()
+    return err
+
+
 cols = ["wall_ms", "main_to_spawn_ms", "spawn_to_second_ms", "workers_ms", "end_gap_ms",
         "cpu_ms", "run_delay_ms", "run_delay_first_ms", "run_delay_second_ms"]
 rows = []
@@ -19,10 +38,9 @@ for rep in range(reps):
     for mode, (t, extra) in modes.items():
         env = dict(os.environ, NQ_TRACE="1", **extra)
         t0 = time.perf_counter()
-        r = subprocess.run([bin_, "list", "14", "-t", t], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, env=env, check=True)
+        err = listed(t, env, mode.endswith("-pipe"))
         wall = (time.perf_counter() - t0) * 1e3
-        lines = [l.split() for l in r.stderr.decode().splitlines()]
+        lines = [l.split() for l in err.decode().splitlines()]
         m = next(float(l[1]) for l in lines if l[0] == "M")
         s = next((float(l[1]) for l in lines if l[0] == "S"), None)
         if s is None:
@@ -41,7 +59,8 @@ with open(os.path.join(out, "raw.tsv"), "w") as f:
         f.write("\t".join([str(r[0]), r[1]] + ["" if x is None else f"{x:.3f}" for x in r[2:]])
                 + "\n")
 with open(os.path.join(out, "summary.md"), "w") as f:
-    f.write(f"# `list 14 -t T >/dev/null`, timeline.patch, {reps} interleaved repetitions\n\n")
+    f.write(f"# `list 14 -t T >/dev/null` (`-pipe`: `\\| wc -c`), with the trace patch, {reps} "
+            "interleaved repetitions\n\n")
     f.write("Medians (ms; – where one thread takes the serial path, which the patch does not trace); the first worker is the calling thread, its CPU time and run-queue "
             "wait count from `exec`.\n\n| mode | " + " | ".join(cols) + " |\n|---|"
             + "---:|" * len(cols) + "\n")

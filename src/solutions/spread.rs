@@ -3,11 +3,12 @@
 //! Linux (6.18, on the development VM: 28 spawns of 30) queues a new thread on the core of the
 //! thread that spawns it; while the spawning thread keeps that core busy (it is a worker too),
 //! the new one waits about 3 ms for its first time on a CPU with another core idle: a tenth of
-//! a two-thread listing of N = 14 (`results/2026-12-04-listing-ceiling/NOTE.md`). So the spawning thread steps aside once
-//! ([`step_aside`]): the new thread runs at once, on that core, and first moves itself to
-//! another core it is allowed ([`Origin::leave`]), then allows every core it was allowed again.
-//! Its affinity ends as it began; the spawning thread's is never touched. Elsewhere than Linux,
-//! or where a step fails, nothing moves and the thread starts where the system puts it.
+//! a two-thread listing of N = 14 (`results/2026-12-04-listing-ceiling/NOTE.md`). So the
+//! spawning thread steps aside once ([`step_aside`]): the new thread runs at once, on that core,
+//! and first moves itself to another core it is allowed ([`Origin::leave`]), then allows every
+//! core it was allowed again. Its affinity ends as it began; the spawning thread's is never
+//! touched. Elsewhere than Linux, or where a step fails, nothing moves and the thread starts
+//! where the system puts it.
 
 /// The core of the thread about to spawn a worker, when the system says.
 #[derive(Clone, Copy, Debug)]
@@ -19,16 +20,10 @@ pub(crate) struct Origin {
 impl Origin {
     /// The calling thread's core, before it spawns.
     pub(crate) fn here() -> Origin {
-        #[cfg(target_os = "linux")]
-        {
-            // SAFETY: reads the core the calling thread runs on; -1 when the system cannot say.
-            let core = unsafe { libc::sched_getcpu() };
-            Origin {
-                core: usize::try_from(core).ok(),
-            }
+        Origin {
+            #[cfg(target_os = "linux")]
+            core: linux::core(),
         }
-        #[cfg(not(target_os = "linux"))]
-        Origin {}
     }
 
     /// In the new thread, before its work: where it runs on the origin's core and may use

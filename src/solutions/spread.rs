@@ -49,6 +49,9 @@ pub(crate) fn step_aside() {
 mod linux {
     use std::mem::size_of;
 
+    /// The cores a `cpu_set_t` holds.
+    pub(super) const BITS: usize = 8 * size_of::<libc::cpu_set_t>();
+
     /// The cores this thread may use, or `None` when the system does not say (more cores than
     /// a `cpu_set_t` holds, say).
     pub(super) fn allowed() -> Option<libc::cpu_set_t> {
@@ -73,7 +76,7 @@ mod linux {
 
     /// `set` without `core`, or `None` where `core` is past the bits a set holds.
     pub(super) fn without(set: &libc::cpu_set_t, core: usize) -> Option<libc::cpu_set_t> {
-        if core >= 8 * size_of::<libc::cpu_set_t>() {
+        if core >= BITS {
             return None;
         }
         let mut less = *set;
@@ -103,12 +106,12 @@ mod linux {
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
-    use super::linux::{allowed, core, without};
+    use super::linux::{allowed, core, without, BITS};
     use super::*;
 
     /// The cores of a set, in order.
     fn cores(set: &libc::cpu_set_t) -> Vec<usize> {
-        (0..8 * std::mem::size_of::<libc::cpu_set_t>())
+        (0..BITS)
             // SAFETY: every index is below the set's bit count.
             .filter(|&c| unsafe { libc::CPU_ISSET(c, set) })
             .collect()
@@ -147,13 +150,12 @@ mod tests {
     #[test]
     fn a_core_is_taken_out_of_a_set_up_to_the_last_bit() {
         let all = allowed().expect("affinity");
-        let bits = 8 * std::mem::size_of::<libc::cpu_set_t>();
-        for core in [0, 1, bits - 1] {
+        for core in [0, 1, BITS - 1] {
             let less = without(&all, core).expect("a core the set holds");
             let expected: Vec<usize> = cores(&all).into_iter().filter(|&c| c != core).collect();
             assert_eq!(cores(&less), expected, "without {core}");
         }
-        assert!(without(&all, bits).is_none());
+        assert!(without(&all, BITS).is_none());
     }
 
     #[test]
@@ -162,7 +164,7 @@ mod tests {
             let before = cores(&allowed().expect("affinity"));
             let here = core().expect("core");
             // An origin this thread is not on: a core it is not allowed, or past every core.
-            let away = (0..1024)
+            let away = (0..BITS)
                 .find(|c| *c != here && !before.contains(c))
                 .unwrap();
             assert_eq!(Origin { core: Some(away) }.leave(), None);

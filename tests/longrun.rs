@@ -600,7 +600,8 @@ fn unsaved_result_goes_to_stdout(n: u32) -> bool {
     true
 }
 
-/// A full disk names the user's file and the system's reason, never the temporary file beside it.
+/// A full disk names the user's file and the system's reason, never the temporary file beside it,
+/// and stops the run before it counts: its lock file, written whole, cannot be made (exit 1).
 /// Needs a small tmpfs (mounted as root); where none can be mounted, says so and passes.
 #[test]
 fn a_full_disk_names_the_users_file_only() {
@@ -626,13 +627,23 @@ fn a_full_disk_names_the_users_file_only() {
         .arg(&ckpt)
         .output()
         .unwrap();
+    // Nothing left behind on the full disk: no lock file, no temporary file.
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     let _ = std::process::Command::new("umount")
         .arg(dir.path())
         .status();
+    assert_eq!(left, ["fill"], "{left:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{:?} {stderr}", out.status);
+    let lock = format!("{}.lock", ckpt.display());
     assert!(
-        stderr.contains(&format!("cannot write {}", ckpt.display())),
+        stderr.starts_with(&format!(
+            "nqueens: error: cannot lock {} (lock file {lock}): ",
+            ckpt.display()
+        )),
         "{stderr}"
     );
     assert!(stderr.contains("No space left on device"), "{stderr}");

@@ -183,6 +183,29 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     })
 }
 
+/// Makes `path` holding `bytes` unless something is there already (`Ok(false)`): written
+/// beside it first, then linked at the path without replacing anything, so that no reader
+/// ever finds it empty or half written. Not flushed to disk: for a small file whose loss in a
+/// crash costs nothing (a lock file). Where the file system cannot link without replacing
+/// (no hard links, no `RENAME_NOREPLACE`), the file is created in place and then written.
+pub(crate) fn create_whole(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    let (_, mut tmp) = temp_beside(path)?;
+    tmp.write_all(bytes).map_err(reason_only)?;
+    match tmp.persist_noclobber(path) {
+        Ok(_) => Ok(true),
+        Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(_) => match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+        {
+            Ok(mut file) => file.write_all(bytes).map(|()| true),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(e),
+        },
+    }
+}
+
 /// The operating system's reason for an I/O error, without tempfile's note of its random file
 /// name ("... at path \"/dir/.q.ckpt.HuUSXk.tmp\""): the user only knows the file they named.
 pub(crate) fn reason_only(e: io::Error) -> io::Error {

@@ -56,8 +56,10 @@ pub(crate) fn prepare(
         .iter()
         .map(|p| RunLock::acquire(p))
         .collect::<Result<Vec<_>, _>>()?;
+    // Also those of the lock files: a run killed between writing its lock file and linking it.
     for target in targets {
         durable::remove_stale_temps(target);
+        durable::remove_stale_temps(&lock_path(target));
     }
     Ok(locks)
 }
@@ -88,11 +90,12 @@ fn check_distinct(checkpoint: Option<&Path>, out: Option<&Path>) -> Result<(), R
     Ok(())
 }
 
-/// The one rule for replacing what is at a run's result file `out`: nothing, an empty file, or
-/// a result file of this very job and shard (of any program of the same unit enumeration) is
-/// replaced without a word; a result file of another job or shard, or a damaged one of ours,
-/// only when `overwrite` is asked; a checkpoint, or a file this program did not write, never.
-/// A refusal is [`RunError::Occupied`] and leaves the file untouched.
+/// The one rule for replacing what is at a run's result file `out`: nothing, a file of no
+/// bytes at all (as `mktemp` makes), or a result file of this very job and shard (of any
+/// program of the same unit enumeration) is replaced without a word; a result file of another
+/// job or shard, or a damaged one of ours, only when `overwrite` is asked; a checkpoint, or a
+/// file this program did not write (white space alone included), never. A refusal is
+/// [`RunError::Occupied`] and leaves the file untouched.
 pub(crate) fn check_replaceable(
     out: &Path,
     identity: &Identity,
@@ -111,8 +114,8 @@ pub(crate) fn check_replaceable(
         overwritable,
     };
     let error = match envelope::look(&bytes) {
-        Look::Empty => return Ok(()),
-        Look::NotOurs => StoreError::NotOurs {
+        Look::Empty if bytes.is_empty() => return Ok(()),
+        Look::Empty | Look::NotOurs => StoreError::NotOurs {
             path: out.to_path_buf(),
             kind: FileKind::ShardResult,
         },
@@ -230,6 +233,33 @@ mod tests {
         assert!(check_replaceable(&d.join("plain/x.json"), &id, whole, true).is_err());
     }
 
+    /// What killed runs left beside a run's files, its temporary files and its lock file's,
+    /// is removed once the run holds the lock; anything else of a like name stays.
+    #[test]
+    fn stale_temporary_files_of_a_file_and_of_its_lock_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let (id, _) = result(8, ShardSpec::WHOLE);
+        let left = [".r.json.aB3xY9.tmp", ".r.json.lock.Qw12eR.tmp"];
+        let kept = [
+            ".r.json.lock.tmp",
+            ".r.json.lock.Qw12e.tmp",
+            "r.json.lock.Qw12eR.tmp",
+        ];
+        for name in left.iter().chain(&kept) {
+            std::fs::write(d.join(name), "x").unwrap();
+        }
+        let mut out = d.join("r.json");
+        let locks = prepare(None, Some(&mut out), &id, ShardSpec::WHOLE, false).unwrap();
+        for name in left {
+            assert!(!d.join(name).exists(), "{name}");
+        }
+        for name in kept {
+            assert!(d.join(name).exists(), "{name}");
+        }
+        drop(locks);
+    }
+
     /// The `--out` rule, case by case (issue 33, item 4): what is replaced silently, what only
     /// with `overwrite`, what never; a refused file is never changed.
     #[test]
@@ -239,7 +269,7 @@ mod tests {
         let half = |i| ShardSpec { index: i, count: 2 };
         let (id8, r8) = result(8, half(0));
         let (id9, _) = result(9, half(0));
-        // Nothing there, an empty file.
+        // Nothing there, a file of no bytes.
         assert!(check_replaceable(&out, &id8, half(0), false).is_ok());
         std::fs::write(&out, "").unwrap();
         assert!(check_replaceable(&out, &id8, half(0), false).is_ok());
@@ -295,6 +325,12 @@ mod tests {
             (ckpt.to_bytes(), "is a checkpoint, not a shard result file"),
             (
                 b"my notes\n".to_vec(),
+                "is not a shard result file of nqueens",
+            ),
+            // White space alone, a byte-order mark: bytes someone put there.
+            (b" \t\r\n".to_vec(), "is not a shard result file of nqueens"),
+            (
+                b"\xef\xbb\xbf".to_vec(),
                 "is not a shard result file of nqueens",
             ),
         ] {

@@ -13,8 +13,10 @@
 //! lock a file just removed by a finishing holder while a third run locks a new one.
 //!
 //! What is at the lock path must be a lock file of this program: a symbolic link is never
-//! followed (the file is opened with `O_NOFOLLOW`), and a directory, a device, a FIFO or a file
-//! of other content is refused and left as it is ([`LockError::Foreign`]).
+//! followed (the file is opened with `O_NOFOLLOW`), and a directory, a device, a FIFO, an empty
+//! file or a file of other content is refused and left as it is ([`LockError::Foreign`]). A
+//! lock file is made whole, its holder line in it before it appears at the path, so that one
+//! of this program is never empty.
 //!
 //! On Unix a run also locks the target file itself once it exists (and again after each save,
 //! which replaces it), so that a second name of the same file (a hard link, with a lock file of
@@ -297,20 +299,29 @@ fn take(target: &Path, path: &Path) -> Result<File, LockError> {
         lock: path.to_path_buf(),
         what,
     };
+    let holder = format!(
+        "{} {}\n",
+        std::process::id(),
+        crate::longrun::host::host_name()
+    );
     // A finishing holder removes the file; a few tries find the one at the path.
     for _ in 0..100 {
+        // Made whole, its holder line in it: a lock file of this program is never empty, so
+        // that an empty file at the path is someone else's.
+        if std::fs::symlink_metadata(path).is_err() {
+            crate::longrun::durable::create_whole(path, holder.as_bytes()).map_err(io_err)?;
+        }
         if let Ok(meta) = std::fs::symlink_metadata(path) {
             if !meta.is_file() {
                 return Err(foreign(crate::longrun::durable::kind_of(&meta.file_type())));
             }
         }
-        let mut file = open_no_follow(path).map_err(|e| {
-            if is_link_error(&e) {
-                foreign("a symbolic link")
-            } else {
-                io_err(e)
-            }
-        })?;
+        let mut file = match open_no_follow(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) if is_link_error(&e) => return Err(foreign("a symbolic link")),
+            Err(e) => return Err(io_err(e)),
+        };
         let meta = file.metadata().map_err(io_err)?;
         if !meta.is_file() {
             return Err(foreign(crate::longrun::durable::kind_of(&meta.file_type())));
@@ -329,25 +340,26 @@ fn take(target: &Path, path: &Path) -> Result<File, LockError> {
         if !still_at(&file, path) {
             continue;
         }
-        // Empty (just made, or left so by a full disk) or a holder line: anything else is some
-        // other file of that name, left as it is.
+        // A holder line (this run's, or a dead run's to take over): anything else, an empty
+        // file too, is some other file of that name, left as it is.
         let mut text = String::new();
         let read = (&file).take(MAX_LOCK_BYTES + 1).read_to_string(&mut text);
-        if read.is_err()
-            || text.len() as u64 > MAX_LOCK_BYTES
-            || (!text.is_empty() && parse_holder(&text).is_none())
-        {
-            return Err(foreign("a file of other content"));
+        if read.is_err() || text.len() as u64 > MAX_LOCK_BYTES || parse_holder(&text).is_none() {
+            let what = match read.is_ok() && text.is_empty() {
+                true => "an empty file",
+                false => "a file of other content",
+            };
+            return Err(foreign(what));
         }
-        let host = crate::longrun::host::host_name();
+        // Written over in place, then cut to length, so never empty. Only for the message of
+        // a second run: a full disk that cannot take the PID leaves the lock held, and the
+        // run's own first save reports the disk, naming its file.
         let write = |f: &mut File| -> io::Result<()> {
-            f.set_len(0)?;
             f.rewind()?;
-            f.write_all(format!("{} {host}\n", std::process::id()).as_bytes())?;
+            f.write_all(holder.as_bytes())?;
+            f.set_len(holder.len() as u64)?;
             f.flush()
         };
-        // Only for the message of a second run: a full disk that cannot take the PID leaves
-        // the lock held, and the run's own first save reports the disk, naming its file.
         let _ = write(&mut file);
         return Ok(file);
     }
@@ -356,11 +368,11 @@ fn take(target: &Path, path: &Path) -> Result<File, LockError> {
     )))
 }
 
-/// Opens (or makes) a lock file for reading and writing, never through a symbolic link, and
-/// without blocking on a FIFO put there.
+/// Opens a lock file for reading and writing, never through a symbolic link, and without
+/// blocking on a FIFO put there.
 fn open_no_follow(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
-    options.read(true).write(true).create(true).truncate(false);
+    options.read(true).write(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::custom_flags(
         &mut options,
@@ -528,6 +540,10 @@ mod tests {
         std::fs::write(&lock, "notes of mine\n").unwrap();
         foreign("a file of other content");
         assert_eq!(std::fs::read_to_string(&lock).unwrap(), "notes of mine\n");
+        // An empty one (a lock file of this program never is).
+        std::fs::write(&lock, "").unwrap();
+        foreign("an empty file");
+        assert!(lock.exists() && std::fs::read(&lock).unwrap().is_empty());
     }
 
     #[test]

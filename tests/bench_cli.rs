@@ -348,6 +348,54 @@ fn a_second_benchmark_never_replaces_the_first() {
     assert_ne!(std::fs::read(out.join("scaling.json")).unwrap(), json);
 }
 
+/// A file at a result file's name that no benchmark wrote (someone's notes, a link) is never
+/// replaced, `--overwrite` or not, and is said to be what it is; a benchmark's own file,
+/// edited by hand but still one, is replaced only with `--overwrite`.
+#[test]
+fn files_no_benchmark_wrote_are_never_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes");
+    std::fs::create_dir(&notes).unwrap();
+    std::fs::write(notes.join("summary.md"), "my notes\n").unwrap();
+    std::fs::write(notes.join("scaling.csv"), "a,b\n").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("elsewhere.json", notes.join("scaling.json")).unwrap();
+    for extra in [&[][..], &["--overwrite"]] {
+        let out = tiny(dir.path(), &[&["--out", "notes"][..], extra].concat());
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains("that no benchmark wrote (scaling.csv"),
+            "{err}"
+        );
+        assert!(
+            err.contains("summary.md") && err.lines().count() == 1,
+            "{err}"
+        );
+        #[cfg(unix)]
+        assert!(err.contains("scaling.json, a symbolic link"), "{err}");
+        assert!(!err.contains("already holds the results"), "{err}");
+    }
+    assert_eq!(
+        std::fs::read(notes.join("summary.md")).unwrap(),
+        b"my notes\n"
+    );
+    assert_eq!(std::fs::read(notes.join("scaling.csv")).unwrap(), b"a,b\n");
+    assert!(!dir.path().join("elsewhere.json").exists());
+    // A benchmark's summary with notes added: still one, replaced with --overwrite only.
+    assert!(tiny(dir.path(), &["--out", "mine"]).status.success());
+    let summary = dir.path().join("mine/summary.md");
+    let mut edited = std::fs::read(&summary).unwrap();
+    edited.extend_from_slice(b"\nNotes: a quiet machine.\n");
+    std::fs::write(&summary, &edited).unwrap();
+    assert_eq!(tiny(dir.path(), &["--out", "mine"]).status.code(), Some(2));
+    assert_eq!(std::fs::read(&summary).unwrap(), edited);
+    assert!(tiny(dir.path(), &["--out", "mine", "--overwrite"])
+        .status
+        .success());
+    assert_ne!(std::fs::read(&summary).unwrap(), edited);
+}
+
 #[test]
 fn an_output_folder_that_cannot_be_written_is_refused_before_measuring() {
     let dir = tempfile::tempdir().unwrap();

@@ -11,7 +11,7 @@ use super::{parse_n, Exit, Failure, Result, UsageError};
 use clap::Args;
 use nqueens_count::bench::{self, export, BenchError, Machine, Results, Settings};
 use nqueens_count::known::MAX_KNOWN_N;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -54,7 +54,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Replace the result files of an earlier benchmark in --out (without it, such a folder is
-    /// refused).
+    /// refused). A file of such a name that no benchmark wrote is never replaced.
     #[arg(long, requires = "out")]
     overwrite: bool,
     /// Show progress on stderr even when it is not a terminal: a line every 10 seconds.
@@ -129,7 +129,7 @@ fn settings(args: &BenchArgs) -> Result<Settings> {
     };
     if settings.devices == nqueens_count::Devices::Gpus {
         // Says on stderr, once, when there is no GPU to add.
-        args.engine.engine(1)?;
+        args.engine.engine(1, false)?;
     }
     settings.validate().map_err(usage)?;
     Ok(settings)
@@ -224,15 +224,14 @@ fn write(report: &Results, dir: &Path, overwrite: bool, code: Exit) -> Result<Ex
     }
 }
 
-/// Writes the results into `dir`, unless, without `overwrite`, a benchmark's results appeared
-/// there while this one ran (another `bench` given the same folder): the paths written.
+/// Writes the results into `dir`, unless a file someone else put there under a result file's
+/// name appeared while this one ran, or, without `overwrite`, a benchmark's results did
+/// (another `bench` given the same folder): the paths written.
 fn save(report: &Results, dir: &Path, overwrite: bool) -> Result<Vec<PathBuf>, BenchError> {
-    let earlier = earlier_results(dir);
-    if !overwrite && !earlier.is_empty() {
+    let found = Found::in_dir(dir);
+    if let Some(refusal) = found.refusal(dir, overwrite) {
         return Err(BenchError::Invalid(format!(
-            "{} received the results of another benchmark while this one ran ({})",
-            dir.display(),
-            earlier.join(", ")
+            "{refusal} (found after the runs)"
         )));
     }
     export::write_all(report, dir)
@@ -248,10 +247,71 @@ fn command_line() -> String {
     std::env::args().map(shown).collect::<Vec<_>>().join(" ")
 }
 
-/// The result files of an earlier benchmark in `dir`.
-fn earlier_results(dir: &Path) -> Vec<&'static str> {
-    let exists = |name: &&str| dir.join(name).symlink_metadata().is_ok();
-    export::FILES.iter().map(|f| f.0).filter(exists).collect()
+/// What is at the result files' names in a folder: files of an earlier benchmark, and what
+/// is not one (another program's file, a link, a folder), which is never replaced.
+#[derive(Debug, Default)]
+struct Found {
+    earlier: Vec<&'static str>,
+    foreign: Vec<String>,
+}
+
+/// The most bytes of a result file read to tell whether it is one (a benchmark's are far
+/// smaller: about 90 KB for a default run).
+const MAX_RESULT_BYTES: u64 = 64 << 20;
+
+impl Found {
+    fn in_dir(dir: &Path) -> Found {
+        let mut found = Found::default();
+        for &(name, _, is_ours) in export::FILES {
+            let path = dir.join(name);
+            let Ok(meta) = path.symlink_metadata() else {
+                continue;
+            };
+            let mut bytes = Vec::new();
+            let read = meta.is_file()
+                && std::fs::File::open(&path)
+                    .and_then(|f| f.take(MAX_RESULT_BYTES).read_to_end(&mut bytes))
+                    .is_ok();
+            if read && is_ours(&bytes) {
+                found.earlier.push(name);
+            } else if meta.is_file() {
+                found.foreign.push(name.to_string());
+            } else {
+                let t = meta.file_type();
+                let what = match (t.is_symlink(), t.is_dir()) {
+                    (true, _) => "a symbolic link",
+                    (_, true) => "a folder",
+                    _ => "not a regular file",
+                };
+                found.foreign.push(format!("{name}, {what}"));
+            }
+        }
+        found
+    }
+
+    fn is_empty(&self) -> bool {
+        self.earlier.is_empty() && self.foreign.is_empty()
+    }
+
+    /// Why the results may not go into `dir`, if they may not: a file there that no benchmark
+    /// wrote, or, without `overwrite`, an earlier benchmark's.
+    fn refusal(&self, dir: &Path, overwrite: bool) -> Option<String> {
+        let dir = dir.display();
+        if !self.foreign.is_empty() {
+            return Some(format!(
+                "{dir} holds files under the names of a benchmark's results that no benchmark \
+                 wrote ({}); they are never replaced: choose another --out, or move them away",
+                self.foreign.join("; ")
+            ));
+        }
+        (!overwrite && !self.earlier.is_empty()).then(|| {
+            format!(
+                "{dir} already holds the results of a benchmark ({}); choose another --out, or \
+                 add --overwrite to replace them",
+                self.earlier.join(", ")
+            )
+        })
+    }
 }
 
 /// The output folder, checked before any run, and whether this run created it: `out`, or the
@@ -259,15 +319,10 @@ fn earlier_results(dir: &Path) -> Vec<&'static str> {
 /// process writes to, holding no earlier benchmark unless `overwrite`.
 fn prepare(out: Option<&Path>, overwrite: bool, host: &str) -> Result<(PathBuf, bool)> {
     let path = out.map_or_else(|| default_dir(host), Path::to_path_buf);
-    let earlier = earlier_results(&path);
-    if path.is_dir() && !earlier.is_empty() && !overwrite {
-        return Err(UsageError(format!(
-            "{} already holds the results of a benchmark ({}); choose another --out, or add \
-             --overwrite to replace them",
-            path.display(),
-            earlier.join(", ")
-        ))
-        .into());
+    if path.is_dir() {
+        if let Some(refusal) = Found::in_dir(&path).refusal(&path, overwrite) {
+            return Err(UsageError(refusal).into());
+        }
     }
     let unusable = |why: String| -> Failure {
         let path = path.display();
@@ -298,7 +353,7 @@ fn prepare(out: Option<&Path>, overwrite: bool, host: &str) -> Result<(PathBuf, 
 fn default_dir(host: &str) -> PathBuf {
     let date = jiff::Timestamp::now().strftime("%Y-%m-%d");
     let base = format!("results/{date}-{host}");
-    let free = |p: &PathBuf| !p.exists() || (p.is_dir() && earlier_results(p).is_empty());
+    let free = |p: &PathBuf| !p.exists() || (p.is_dir() && Found::in_dir(p).is_empty());
     let names = std::iter::once(base.clone()).chain((2..).map(|i| format!("{base}-{i}")));
     let path = names
         .map(PathBuf::from)
@@ -359,7 +414,8 @@ mod tests {
         let json = std::fs::read(fine.join("scaling.json")).unwrap();
         let error = save(&report, &fine, false).unwrap_err().to_string();
         assert!(
-            error.contains("received the results of another benchmark"),
+            error.contains("already holds the results of a benchmark")
+                && error.ends_with("(found after the runs)"),
             "{error}"
         );
         assert_eq!(std::fs::read(fine.join("scaling.json")).unwrap(), json);
@@ -382,7 +438,8 @@ mod tests {
         // A folder with an earlier benchmark: refused, unless asked to replace it.
         let earlier = tmp.path().join("earlier");
         std::fs::create_dir(&earlier).unwrap();
-        std::fs::write(earlier.join("scaling.json"), b"{}").unwrap();
+        let json = earlier.join("scaling.json");
+        std::fs::write(&json, br#"{"schema_version": 6, "rows": []}"#).unwrap();
         let e = err(&earlier, false).unwrap();
         assert!(
             e.contains("already holds the results of a benchmark (scaling.json)"),
@@ -390,6 +447,12 @@ mod tests {
         );
         assert!(e.contains("--overwrite"), "{e}");
         assert_eq!(err(&earlier, true), None);
+        // A file of that name that no benchmark wrote: refused, asked or not.
+        std::fs::write(&json, b"{}").unwrap();
+        for overwrite in [false, true] {
+            let e = err(&earlier, overwrite).unwrap();
+            assert!(e.contains("that no benchmark wrote (scaling.json)"), "{e}");
+        }
         // A new folder is made, and the probe leaves nothing in it.
         let new = tmp.path().join("a/b");
         let (dir, created) = prepare(Some(&new), false, "h").unwrap();

@@ -6,6 +6,12 @@ use super::markup::{fields, values};
 use crate::bench::{BenchError, Results};
 use serde_json::Value;
 
+/// Whether `bytes` are a `scaling.csv` of a benchmark: its head line, the fields of a row
+/// (of this version; an earlier one began with the same two).
+pub fn is_ours(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"n,solver,")
+}
+
 /// The CSV file.
 pub fn render(report: &Results) -> Result<Vec<u8>, BenchError> {
     let cell = |v| match v {

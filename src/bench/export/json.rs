@@ -3,6 +3,13 @@
 
 use crate::bench::{BenchError, Results};
 
+/// Whether `bytes` are a `scaling.json` of a benchmark: a JSON object with its version and
+/// its rows (of any version).
+pub fn is_ours(bytes: &[u8]) -> bool {
+    let value = serde_json::from_slice::<serde_json::Value>(bytes);
+    value.is_ok_and(|v| v.get("schema_version").is_some() && v.get("rows").is_some())
+}
+
 /// The JSON file.
 pub fn render(report: &Results) -> Result<Vec<u8>, BenchError> {
     let mut bytes =

@@ -6,6 +6,11 @@ use crate::bench::report::plural;
 use crate::bench::{BenchError, Results, Row};
 use serde_json::Value;
 
+/// Whether `bytes` are a `summary.md` of a benchmark: they begin with its title.
+pub fn is_ours(bytes: &[u8]) -> bool {
+    bytes.starts_with(TITLE.as_bytes())
+}
+
 /// The mark of a time from a run too short to time ([`Row::too_short`]).
 const SHORT: &str = "†";
 
@@ -23,9 +28,12 @@ const HOW: &str = "Every count checked against the published value. Times are me
     engine median ÷ median. Efficiency = parallel efficiency = scaling ÷ threads, at most 1 (a \
     scaling above the thread count is capped and marked *).";
 
+/// The first line of the file.
+const TITLE: &str = "# N-Queens scaling benchmark\n";
+
 /// The markdown file.
 pub fn render(report: &Results) -> Result<Vec<u8>, BenchError> {
-    let mut text = "# N-Queens scaling benchmark\n\n".to_string();
+    let mut text = format!("{TITLE}\n");
     if let Some(p) = &report.partial {
         text += &format!("**Partial**: {p}.\n\n");
     }

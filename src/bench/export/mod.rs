@@ -16,16 +16,21 @@ use std::path::{Path, PathBuf};
 /// Renders one result file of a report.
 pub type Render = fn(&Results) -> Result<Vec<u8>, BenchError>;
 
+/// Whether bytes found at a result file's name are such a file of a benchmark (of any
+/// version), by what each always begins with or holds: how a folder's earlier results are told
+/// from files someone else put there under those names.
+pub type Mark = fn(&[u8]) -> bool;
+
 /// Every result file, by name: `scaling.csv`, `scaling.json`, `scaling.svg` and `time.svg`
 /// (with the `plot` feature), `summary.md`.
-pub const FILES: &[(&str, Render)] = &[
-    ("scaling.csv", csv::render),
-    ("scaling.json", json::render),
+pub const FILES: &[(&str, Render, Mark)] = &[
+    ("scaling.csv", csv::render, csv::is_ours),
+    ("scaling.json", json::render, json::is_ours),
     #[cfg(feature = "plot")]
-    ("scaling.svg", svg::scaling),
+    ("scaling.svg", svg::scaling, svg::is_scaling),
     #[cfg(feature = "plot")]
-    ("time.svg", svg::time),
-    ("summary.md", markdown::render),
+    ("time.svg", svg::time, svg::is_time),
+    ("summary.md", markdown::render, markdown::is_ours),
 ];
 
 /// `scaling.json` of `report`: what a program reads (the schema is documented on [`Results`]).
@@ -40,7 +45,7 @@ pub fn write_all(report: &Results, dir: &Path) -> Result<Vec<PathBuf>, BenchErro
     };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let mut written = Vec::new();
-    for (name, render) in FILES {
+    for (name, render, _) in FILES {
         let (bytes, path) = (render(report)?, dir.join(name));
         crate::longrun::durable::write_atomic(&path, &bytes).map_err(|e| io(&path)(e.into_io()))?;
         written.push(path);
@@ -166,6 +171,22 @@ mod tests {
         assert_eq!(significant_digits("182335000.0"), 6);
         assert_eq!(significant_digits("-1.5e-7"), 2);
         assert_eq!(significant_digits("0.0002289999999999996"), 16);
+    }
+
+    #[test]
+    fn each_result_file_is_told_by_its_own_mark_alone() {
+        let report = sample();
+        for (name, render, _) in super::FILES {
+            let bytes = render(&report).unwrap();
+            for (other, _, mark) in super::FILES {
+                assert_eq!(mark(&bytes), name == other, "{name} by the mark of {other}");
+            }
+        }
+        for (name, _, mark) in super::FILES {
+            for bytes in [&b""[..], b"my notes\n", b"a,b\n", b"{}", b"<svg></svg>"] {
+                assert!(!mark(bytes), "{name}: {bytes:?}");
+            }
+        }
     }
 
     #[test]

@@ -184,6 +184,27 @@ fn lines<'a, K: Ord>(
     lines.into_values().collect()
 }
 
+/// The start of the caption of `scaling.svg`.
+const SCALING_CAPTION: &str = "Parallel scaling of the engine";
+/// The start of the caption of `time.svg`.
+const TIME_CAPTION: &str = "Wall time of a whole count";
+
+/// Whether `bytes` are an SVG image holding the text `caption`: a plot of a benchmark.
+fn is_plot(bytes: &[u8], caption: &str) -> bool {
+    let text = caption.as_bytes();
+    bytes.starts_with(b"<svg") && bytes.windows(text.len()).any(|w| w == text)
+}
+
+/// Whether `bytes` are a `scaling.svg` of a benchmark.
+pub fn is_scaling(bytes: &[u8]) -> bool {
+    is_plot(bytes, SCALING_CAPTION)
+}
+
+/// Whether `bytes` are a `time.svg` of a benchmark.
+pub fn is_time(bytes: &[u8]) -> bool {
+    is_plot(bytes, TIME_CAPTION)
+}
+
 /// `scaling.svg`: the engine's scaling (its 1-thread time over its time: the `scaling` column)
 /// against threads, one line per N, and the ideal line, both axes on log scales. A point of a
 /// run too short to time, or to judge scaling by, is hollow.
@@ -204,7 +225,7 @@ pub fn scaling(report: &Results) -> Result<Vec<u8>, BenchError> {
         vec![(1.0, 1.0, false), (most, most, false)],
     );
     let host = &report.machine.host;
-    let caption = format!("Parallel scaling of the engine: {what} ({host})");
+    let caption = format!("{SCALING_CAPTION}: {what} ({host})");
     let desc = [
         "threads (log scale); hollow: a run too short to time, or under 1 s, too short to judge \
          scaling",
@@ -236,7 +257,7 @@ pub fn time(report: &Results) -> Result<Vec<u8>, BenchError> {
     let n_min = measured(u32::min).unwrap_or(report.settings.n_min);
     let n_max = measured(u32::max).unwrap_or(n_min).max(n_min + 1);
     let host = &report.machine.host;
-    let caption = format!("Wall time of a whole count ({host}); engine: {what}");
+    let caption = format!("{TIME_CAPTION} ({host}); engine: {what}");
     let desc = [
         "N (board size); hollow: a run too short to time",
         "median wall time (s, log scale)",

@@ -1,5 +1,7 @@
 //! The `nqueens` command: a thin shell over the library. Errors are printed once, on one line;
-//! usage errors exit with 2, failures with 1, and a closed pipe (`| head`) counts as success.
+//! usage errors exit with 2, failures with 1. A closed pipe (`| head`) ends output that may be
+//! cut short (a listing, a solution, help) as a success, but a count that reached nowhere is a
+//! failure, the count quoted on stderr (README's exit codes).
 
 #[macro_use]
 mod cli;

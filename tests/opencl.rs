@@ -132,6 +132,17 @@ fn without_opencl_kernel_opencl_is_one_line_and_exit_2() {
         err.starts_with("nqueens: --gpu: ") && err.contains("counting on the CPU"),
         "{err}"
     );
+    // --quiet: no notes, the count the same.
+    let out = nq()
+        .args(["count", "10", "--gpu", "--quiet"])
+        .env("OCL_ICD_VENDORS", empty.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        (&out.stdout[..], &out.stderr[..]),
+        (&b"724\n"[..], &b""[..])
+    );
 }
 
 #[test]

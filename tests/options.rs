@@ -222,18 +222,36 @@ fn a_method_change_under_place_is_said_on_stderr() {
             "{args:?}"
         );
     }
-    // With --out too: one path for every count, the note once its checks have passed.
+    // With --out too: one path for every count, the note once its checks have passed; none
+    // with --quiet ("no notes"), the report still naming the method that ran.
     let dir = tempfile::tempdir().unwrap();
     let out = nq()
-        .args(["count", "8", "--place", "1,1", "--quiet", "--out"])
+        .args(["count", "8", "--place", "1,1", "--out"])
         .arg(dir.path().join("r.json"))
         .output()
         .unwrap();
     assert_eq!(out.stdout, b"4\n");
-    assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
-        "nqueens: --place: the queens break the symmetry edge needs; counting with plain\n"
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with(
+            "nqueens: --place: the queens break the symmetry edge needs; counting with plain\n"
+        ),
+        "{err}"
     );
+    let out = nq()
+        .args(["count", "8", "--place", "1,1", "--quiet", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["method"], "plain");
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), "");
+    // At N = 1 every method counts as mirror, queen or not: the queen changed nothing.
+    let out = nq()
+        .args(["count", "1", "--place", "1,1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, b"1\n");
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), "");
     // A refused job gets its one line alone.
     let out = nq()
         .args(["count", "8", "--place", "1,1", "--unique"])
@@ -300,4 +318,23 @@ fn out_alone_and_shard_0_of_1_write_one_job() {
         .stderr(predicate::str::contains(
             "1 of 1 shards confirmed by a replica",
         ));
+}
+
+/// A number of seconds too large to wait is said to be too long, not to be no number.
+#[test]
+fn seconds_too_long_and_not_numbers_are_told_apart() {
+    for (value, words) in [
+        ("1e300", "'1e300' seconds is too long (under 1e9 seconds)"),
+        ("inf", "'inf' seconds is too long"),
+        ("ten", "'ten' is not a number of seconds"),
+        ("NaN", "'NaN' is not a number of seconds"),
+    ] {
+        let out = nq()
+            .args(["count", "8", "--progress-every", value])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{value}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(words) && err.lines().count() == 1, "{err}");
+    }
 }

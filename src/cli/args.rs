@@ -152,15 +152,15 @@ impl EngineArgs {
     }
 
     /// An engine of `threads` CPU workers with the kernel and devices asked for. With --gpu
-    /// and no GPU, says on stderr why and counts on the CPU.
-    pub fn engine(&self, threads: usize) -> Result<Engine> {
+    /// and no GPU, says on stderr why (unless `quiet`) and counts on the CPU.
+    pub fn engine(&self, threads: usize, quiet: bool) -> Result<Engine> {
         let devices = self.devices()?;
         let mut engine = Engine::new(threads)?;
         if let KernelChoice::Cpu(kernel) = self.kernel {
             engine = engine.with_kernel(kernel)?;
         }
         let mut engine = engine.with_devices(devices)?;
-        if let Some(note) = engine.device_note() {
+        if let Some(note) = engine.device_note().filter(|_| !quiet) {
             note!("nqueens: --gpu: {note}; counting on the CPU");
         }
         if devices != Devices::Cpu {

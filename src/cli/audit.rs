@@ -58,7 +58,7 @@ const CONFIDENCE: f64 = 0.95;
 
 pub fn run(args: &AuditArgs) -> Result<Exit> {
     let threads = args.threads.unwrap_or_else(default_threads);
-    let engine = args.engine.engine(threads)?;
+    let engine = args.engine.engine(threads, false)?;
     let seed = args.seed.unwrap_or_else(Sample::random_seed);
     let sample = Sample {
         fraction: args.sample,

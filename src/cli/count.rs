@@ -62,7 +62,7 @@ pub fn run(args: &CountArgs) -> Result<Exit> {
         None => job.with_default_split_depth(threads),
     };
     super::args::check_unique_place(args.unique, &args.place)?;
-    let engine = args.engine.engine(threads)?;
+    let engine = args.engine.engine(threads, args.long.quiet())?;
     super::longrun::run(&args.long, job, &engine, args.json, signals)
 }
 

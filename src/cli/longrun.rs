@@ -68,12 +68,11 @@ pub struct LongRunArgs {
 }
 
 fn parse_secs(s: &str) -> Result<Duration, String> {
-    s.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|x| x.is_finite() && *x >= 0.0 && *x < 1e9)
-        .map(Duration::from_secs_f64)
-        .ok_or_else(|| format!("'{s}' is not a number of seconds"))
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && (0.0..1e9).contains(&x) => Ok(Duration::from_secs_f64(x)),
+        Ok(x) if x >= 1e9 => Err(format!("'{s}' seconds is too long (under 1e9 seconds)")),
+        _ => Err(format!("'{s}' is not a number of seconds")),
+    }
 }
 
 /// The shortest time between progress lines, in seconds: 0, which printed a line per finished
@@ -117,6 +116,11 @@ impl LongRunArgs {
         Mode::choose(self.quiet, lines.then_some(every))
     }
 
+    /// Whether --quiet was given: no notes on stderr.
+    pub fn quiet(&self) -> bool {
+        self.quiet
+    }
+
     /// A note on stderr, unless --quiet.
     fn note(&self, msg: String) {
         if !self.quiet {
@@ -125,15 +129,17 @@ impl LongRunArgs {
     }
 }
 
-/// Says on stderr when pre-placed queens make the job count with another method than the one
-/// asked for (the report names it too), so that the change is never silent.
-fn note_fallback(job: &Job) {
+/// Says on stderr (unless --quiet) when pre-placed queens make the job count with another
+/// method than the one asked for (the report names it too), so that the change is never silent.
+fn note_fallback(args: &LongRunArgs, job: &Job) {
     let ran = job.effective_method();
-    if !job.placed().is_empty() && ran != job.method() {
-        note!(
-            "nqueens: --place: the queens break the symmetry {} needs; counting with {ran}",
+    // What the board alone would count with (at N = 1, mirror for edge and d4): not the queens'.
+    let alone = Job::new(job.n()).map(|j| j.with_method(job.method()).effective_method());
+    if !job.placed().is_empty() && ran != job.method() && alone.is_ok_and(|m| m != ran) {
+        args.note(format!(
+            "--place: the queens break the symmetry {} needs; counting with {ran}",
             job.method()
-        );
+        ));
     }
 }
 
@@ -282,7 +288,7 @@ fn prepare(args: &LongRunArgs, job: Job, engine: &Engine, cancel: Cancel) -> Res
 /// alone): a method the placed queens changed, where it resumes from, its shard, its estimated
 /// CPU time when long.
 fn announce(args: &LongRunArgs, prepared: &Prepared, engine: &Engine, interrupt_ignored: bool) {
-    note_fallback(prepared.plan().job());
+    note_fallback(args, prepared.plan().job());
     if let Some(path) = prepared.resumed_from() {
         args.note(format!(
             "resuming from {}: {} of {} units done",

@@ -226,7 +226,7 @@ pub fn run(args: &VerifyArgs) -> Result<Exit> {
         .map(|n| longrun::cpu_time_of(n, args.method, args.unique, args.engine.cpu_kernel()))
         .sum();
     super::longrun::confirm(cpu, threads, args.yes, "add --yes to start it anyway")?;
-    let engine = args.engine.engine(threads)?;
+    let engine = args.engine.engine(threads, false)?;
     let mut out = super::stdout();
     write_header(&mut out, args)?;
     let mut mismatches = 0;

@@ -3,6 +3,7 @@
 //! count must add up to it.
 
 use super::assign;
+use super::durable;
 use super::error::{Foreign, StoreError};
 use super::identity::{Versions, PROGRAM_VERSION};
 use super::records::Records;
@@ -81,9 +82,14 @@ pub enum SetError {
     /// No file at all.
     #[error("no shard files given")]
     NoFiles,
-    /// One path given twice.
-    #[error("{} is given twice", .0.display())]
-    Twice(PathBuf),
+    /// One file given twice, by the same name or by two (a link, `./` before it).
+    #[error("{} is given twice{}", path.display(), also_as(path, first))]
+    Twice {
+        /// The second time.
+        path: PathBuf,
+        /// The first time.
+        first: PathBuf,
+    },
     /// A file that is a copy of another (the same content): a replica is computed again.
     #[error(
         "{} is a copy of {} (the same content): a replica of shard {shard} must be computed \
@@ -141,6 +147,14 @@ pub enum SetError {
         /// The shards given.
         shards: usize,
     },
+}
+
+/// ` (also as FIRST)` when a file given twice was named otherwise the first time.
+fn also_as(path: &Path, first: &Path) -> String {
+    match path == first {
+        true => String::new(),
+        false => format!(" (also as {})", first.display()),
+    }
 }
 
 impl Classify for SetError {
@@ -287,7 +301,7 @@ fn merged(results: &[(PathBuf, ShardResult)], by_shard: &Shards, counts: Counts)
 fn group(results: &[(PathBuf, ShardResult)]) -> Result<Shards<'_>, MergeError> {
     let (first_path, first) = &results[0];
     let m = first.shard.count;
-    let mut seen: BTreeSet<&Path> = BTreeSet::new();
+    let mut seen: Vec<&Path> = Vec::new();
     let mut by_shard: Shards = BTreeMap::new();
     for (path, r) in results {
         let foreign = |reason| StoreError::Foreign {
@@ -311,9 +325,11 @@ fn group(results: &[(PathBuf, ShardResult)]) -> Result<Shards<'_>, MergeError> {
             })
             .into());
         }
-        if !seen.insert(path) {
-            return Err(SetError::Twice(path.clone()).into());
+        if let Some(first) = seen.iter().find(|s| durable::same_file(s, path)) {
+            let (path, first) = (path.clone(), first.to_path_buf());
+            return Err(SetError::Twice { path, first }.into());
         }
+        seen.push(path);
         let records = r.records().map_err(|e| StoreError::Corrupt {
             path: path.clone(),
             reason: e.into(),

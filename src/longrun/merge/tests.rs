@@ -277,6 +277,11 @@ fn sets_that_are_not_one_whole_job_are_refused() {
         merge(&[file("a0", &a0), file("a0", &a1)]).unwrap_err(),
         "a0 is given twice",
     );
+    // The same file by another name: given twice, not "a copy".
+    set(
+        merge(&[file("a0", &a0), file("./a0", &a0)]).unwrap_err(),
+        "./a0 is given twice (also as a0)",
+    );
     // Another job.
     let k = Job8 {
         plan: Plan::new(Job::new(8).unwrap().with_split_depth(3).unwrap()),

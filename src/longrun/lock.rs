@@ -497,6 +497,34 @@ mod tests {
         let err = RunLock::acquire(&dir.path().join("no/such/dir/q.ckpt")).unwrap_err();
         assert!(!err.is_held());
         assert!(err.to_string().starts_with("cannot lock"), "{err}");
+        // The system's reason, at once: not a retry that gives up.
+        assert!(
+            matches!(&err, LockError::Io { source, .. } if source.kind() == io::ErrorKind::NotFound),
+            "{err:?}"
+        );
+    }
+
+    /// A lock file is at most [`MAX_LOCK_BYTES`]: one of that size whose first line names a
+    /// holder is taken over; one byte more is someone else's file.
+    #[test]
+    fn a_lock_file_is_bounded_in_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("r.json");
+        let padded = |len: u64| {
+            let mut text = b"4000000000 gone-host\n".to_vec();
+            text.resize(len as usize, b'#');
+            text
+        };
+        std::fs::write(lock_path(&target), padded(MAX_LOCK_BYTES)).unwrap();
+        drop(RunLock::acquire(&target).unwrap());
+        let big = padded(MAX_LOCK_BYTES + 1);
+        std::fs::write(lock_path(&target), &big).unwrap();
+        let err = RunLock::acquire(&target).unwrap_err();
+        assert!(
+            matches!(&err, LockError::Foreign { what, .. } if *what == "a file of other content"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(lock_path(&target)).unwrap(), big);
     }
 
     #[cfg(unix)]

@@ -331,6 +331,18 @@ fn a_second_benchmark_never_replaces_the_first() {
         first_json.replace("/scaling.json", "-2/scaling.json")
     );
     assert_eq!(std::fs::read(dir.path().join(first_json)).unwrap(), before);
+    // A default folder left empty holds no benchmark: the next one goes there.
+    let second_dir = dir
+        .path()
+        .join(second_json.trim_end_matches("/scaling.json"));
+    for file in std::fs::read_dir(&second_dir).unwrap() {
+        std::fs::remove_file(file.unwrap().path()).unwrap();
+    }
+    let third = tiny(dir.path(), &[]);
+    assert!(third.status.success(), "{third:?}");
+    assert!(String::from_utf8(third.stdout)
+        .unwrap()
+        .contains(second_json));
     // --out naming a folder with results: refused before any run, unless --overwrite.
     let out = dir.path().join("mine");
     assert!(tiny(dir.path(), &["--out", "mine"]).status.success());
@@ -360,6 +372,7 @@ fn files_no_benchmark_wrote_are_never_replaced() {
     std::fs::write(notes.join("scaling.csv"), "a,b\n").unwrap();
     #[cfg(unix)]
     std::os::unix::fs::symlink("elsewhere.json", notes.join("scaling.json")).unwrap();
+    std::fs::create_dir(notes.join("time.svg")).unwrap();
     for extra in [&[][..], &["--overwrite"]] {
         let out = tiny(dir.path(), &[&["--out", "notes"][..], extra].concat());
         assert_eq!(out.status.code(), Some(2), "{out:?}");
@@ -374,6 +387,7 @@ fn files_no_benchmark_wrote_are_never_replaced() {
         );
         #[cfg(unix)]
         assert!(err.contains("scaling.json, a symbolic link"), "{err}");
+        assert!(err.contains("time.svg, a folder"), "{err}");
         assert!(!err.contains("already holds the results"), "{err}");
     }
     assert_eq!(

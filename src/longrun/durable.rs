@@ -832,4 +832,22 @@ mod tests {
         assert!(check_writable(&p).is_ok());
         assert_eq!(std::fs::read(&p).unwrap(), b"two");
     }
+
+    /// A file made whole appears with all its bytes, never replaces what is there, and leaves
+    /// no temporary file; what the system refuses (a name too long) is its error, not "there".
+    #[cfg(unix)]
+    #[test]
+    fn a_file_made_whole_never_replaces_anything() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.lock");
+        assert!(create_whole(&p, b"12 host\n").unwrap());
+        assert_eq!(std::fs::read(&p).unwrap(), b"12 host\n");
+        assert!(!create_whole(&p, b"34 other\n").unwrap());
+        assert_eq!(std::fs::read(&p).unwrap(), b"12 host\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let long = dir.path().join("n".repeat(NAME_MAX + 1));
+        let e = create_whole(&long, b"x").unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::ENAMETOOLONG), "{e}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
 }

@@ -193,6 +193,25 @@ mod tests {
         }
     }
 
+    /// The result files of earlier versions are told as such too: the first lines of an
+    /// earlier `scaling.csv` (schema 4) and the two earlier captions of `scaling.svg` (as in
+    /// `results/2026-11-29-2core-vm/` and `results/2026-11-29-2core-vm-lanes/`).
+    #[test]
+    fn earlier_versions_bear_the_marks() {
+        let csv = b"n,solver,method,threads,split_depth,units,repeats,solutions,median_s\n";
+        assert!(super::csv::is_ours(csv));
+        #[cfg(feature = "plot")]
+        {
+            let svg = b"<svg width=\"900\" height=\"560\">\n<text x=\"450\">\nSpeed-up of the \
+                engine (mirror) over the serial solver (vm)\n</text>\n</svg>\n";
+            assert!(super::svg::is_scaling(svg));
+            assert!(!super::svg::is_time(svg));
+            let svg = b"<svg width=\"900\">\n<text x=\"450\">\nScaling of the engine (d4, avx512 \
+                kernel) over its own 1-thread run (vm)\n</text>\n</svg>\n";
+            assert!(super::svg::is_scaling(svg));
+        }
+    }
+
     #[test]
     fn write_all_writes_five_files() {
         let dir = tempfile::tempdir().unwrap();

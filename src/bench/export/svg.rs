@@ -195,9 +195,14 @@ fn is_plot(bytes: &[u8], caption: &str) -> bool {
     bytes.starts_with(b"<svg") && bytes.windows(text.len()).any(|w| w == text)
 }
 
-/// Whether `bytes` are a `scaling.svg` of a benchmark.
+/// The starts of the captions `scaling.svg` had before e113715 (2026-11-29; the benchmarks under
+/// `results/` of that day bear them).
+const EARLIER_SCALING_CAPTIONS: [&str; 2] = ["Speed-up of the engine", "Scaling of the engine"];
+
+/// Whether `bytes` are a `scaling.svg` of a benchmark, of this version or an earlier one.
 pub fn is_scaling(bytes: &[u8]) -> bool {
-    is_plot(bytes, SCALING_CAPTION)
+    let mut captions = std::iter::once(SCALING_CAPTION).chain(EARLIER_SCALING_CAPTIONS);
+    captions.any(|caption| is_plot(bytes, caption))
 }
 
 /// Whether `bytes` are a `time.svg` of a benchmark.

@@ -49,7 +49,8 @@ cleanup() {
         wait "$pid" 2>/dev/null
     done
     if [ "$rc" != 0 ]; then
-        for f in "$tmp"/*.log "$tmp"/slurm-job/*.log; do
+        # Every job's logs: the daemons', then each test's shards and merge.
+        for f in "$tmp"/*.log "$tmp"/*/*.log; do
             [ -f "$f" ] && { echo "--- $f"; tail -n 20 "$f"; }
         done
     fi
@@ -133,6 +134,17 @@ wait_job() {
 job_state() {
     scontrol show job "$1" | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -n 1
 }
+# Releases the requeued array task $1 at once (Slurm holds a requeued job back for a while), but
+# not within the second of its requeue: slurmd refuses a launch whose credential dates from the
+# second in which the last one was revoked, killing the task ("Job credential revoked", seen in
+# a CI run on 2026-12-04, the release 0.5 s after the requeue).
+release_requeued() {
+    sleep 2
+    if ! out=$(scontrol update JobId="$1" StartTime=now 2>&1); then
+        # It may have started on its own meanwhile; still pending means a real failure.
+        [ "$(job_state "$1")" != PENDING ] || { log "could not release $1: $out"; exit 1; }
+    fi
+}
 # Checks that result file $1 holds total $2.
 check_total() {
     grep -q "\"total\":$2," "$1" || {
@@ -176,7 +188,6 @@ done
 status=$("$NQUEENS" status --json "$tmp/slurm-requeue")
 grep -qF '"shards":2,' <<<"$status" || { log "status of the running job: $status"; exit 1; }
 scancel -b -s USR1 "${array}_0"
-# Slurm holds a requeued job back for a while (BeginTime); release it at once.
 for ((t = 0; ; t++)); do
     [ "$(job_state "${array}_0")" = PENDING ] && break
     if [ "$t" -ge 60 ]; then
@@ -185,10 +196,7 @@ for ((t = 0; ; t++)); do
     fi
     sleep 0.5
 done
-if ! out=$(scontrol update JobId="${array}_0" StartTime=now 2>&1); then
-    # It may have started on its own between the two calls; still pending means a real failure.
-    [ "$(job_state "${array}_0")" != PENDING ] || { log "could not release shard 0: $out"; exit 1; }
-fi
+release_requeued "${array}_0"
 wait_job "$merge" 300
 [ "$(job_state "$merge")" = COMPLETED ] || { log "merge job: $(job_state "$merge")"; exit 1; }
 grep -q "stopped by signal 15" "$tmp/slurm-requeue/shard-0.log" || { log "shard 0 was not stopped"; exit 1; }
@@ -223,9 +231,7 @@ for ((t = 0; ; t++)); do
     fi
     sleep 0.5
 done
-if ! out=$(scontrol update JobId="${array}_0" StartTime=now 2>&1); then
-    [ "$(job_state "${array}_0")" != PENDING ] || { log "could not release shard 0: $out"; exit 1; }
-fi
+release_requeued "${array}_0"
 wait_job "$merge" 300
 [ "$(job_state "$merge")" = COMPLETED ] || { log "merge job: $(job_state "$merge")"; exit 1; }
 r=$tmp/slurm-replicas

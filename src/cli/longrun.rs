@@ -132,10 +132,7 @@ impl LongRunArgs {
 /// Says on stderr (unless --quiet) when pre-placed queens make the job count with another
 /// method than the one asked for (the report names it too), so that the change is never silent.
 fn note_fallback(args: &LongRunArgs, job: &Job) {
-    let ran = job.effective_method();
-    // What the board alone would count with (at N = 1, mirror for edge and d4): not the queens'.
-    let alone = Job::new(job.n()).map(|j| j.with_method(job.method()).effective_method());
-    if !job.placed().is_empty() && ran != job.method() && alone.is_ok_and(|m| m != ran) {
+    if let Some(ran) = job.placement_fallback() {
         args.note(format!(
             "--place: the queens break the symmetry {} needs; counting with {ran}",
             job.method()

@@ -304,6 +304,13 @@ impl Job {
         let squares: Vec<(u32, u32)> = self.placed.iter().map(|q| (q.row, q.col)).collect();
         self.method.for_placement(self.n, &squares)
     }
+    /// The method the pre-placed queens make this job count with, when it is not the one the
+    /// board alone would count with (at N = 1 edge and d4 run as mirror, queens or not): a
+    /// change a caller should say. `None` when the queens changed nothing.
+    pub fn placement_fallback(&self) -> Option<Method> {
+        let ran = self.effective_method();
+        (ran != self.method.for_placement(self.n, &[])).then_some(ran)
+    }
     /// Rows whose queens define the work units: the depth chosen, or the default for one
     /// thread ([`Job::default_split_depth`]).
     pub fn split_depth(&self) -> u32 {
@@ -325,6 +332,26 @@ impl Job {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A change of method is the queens' only where the board alone would count otherwise.
+    #[test]
+    fn only_a_change_the_queens_make_is_a_fallback() {
+        // 0-based (row, column).
+        let job = |n, placed: &[(u32, u32)]| {
+            let queens: Vec<Queen> = placed
+                .iter()
+                .map(|&(row, col)| Queen { row, col })
+                .collect();
+            Job::new(n).unwrap().with_placed(&queens).unwrap()
+        };
+        assert_eq!(job(8, &[]).placement_fallback(), None);
+        assert_eq!(job(8, &[(0, 0)]).placement_fallback(), Some(Method::Plain));
+        assert_eq!(job(9, &[(0, 4)]).placement_fallback(), Some(Method::Mirror));
+        assert_eq!(job(9, &[(4, 4)]).placement_fallback(), None);
+        // At N = 1 edge runs as mirror with the queen or without it.
+        assert_eq!(job(1, &[(0, 0)]).effective_method(), Method::Mirror);
+        assert_eq!(job(1, &[(0, 0)]).placement_fallback(), None);
+    }
 
     #[test]
     fn board_size_is_checked() {

@@ -36,8 +36,8 @@ named_enum! {
 }
 
 impl Method {
-    /// The method of the serial solver ([`crate::bench::serial_count`]: the two halves of the first
-    /// row, one depth-first search each), what a like-for-like scaling curve compares with.
+    /// The method of the serial solver (`bench::serial_count`: the two halves of the first row,
+    /// one depth-first search each), what a like-for-like scaling curve compares with.
     pub const SERIAL: Method = Method::Mirror;
 
     /// What the method does: the one dispatch from a method to its module.

@@ -37,19 +37,17 @@ impl Machine {
     pub fn detect(command_line: String) -> Machine {
         let memory = MemoryRefreshKind::nothing().with_ram();
         let refresh = RefreshKind::nothing().with_cpu(CpuRefreshKind::nothing());
-        // A system sysinfo cannot read leaves the model and memory unknown, not the benchmark.
-        let system = System::new_with_specifics(refresh.with_memory(memory)).ok();
+        let system = System::new_with_specifics(refresh.with_memory(memory));
         let logical_cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let host = System::host_name().ok().filter(|h| !h.is_empty());
-        let cpus = system.as_ref().map_or(&[][..], System::cpus);
-        let mut brands = cpus.iter().map(|c| c.brand().trim());
+        let host = System::host_name().filter(|h| !h.is_empty());
+        let mut brands = system.cpus().iter().map(|c| c.brand().trim());
         let cpu_model = brands.find(|b| !b.is_empty()).unwrap_or("unknown");
         Machine {
             host: host.unwrap_or_else(|| "unknown".into()),
             cpu_model: cpu_model.into(),
             logical_cores,
             physical_cores: System::physical_core_count().unwrap_or(logical_cores),
-            memory_bytes: system.map(|s| s.total_memory()).filter(|&b| b > 0),
+            memory_bytes: Some(system.total_memory()).filter(|&b| b > 0),
             os: os_description(),
             rustc: env!("NQUEENS_RUSTC_VERSION").to_string(),
             git_commit: git_commit().unwrap_or_else(|| "unknown".into()),
@@ -61,7 +59,7 @@ impl Machine {
 /// For example `Linux (Ubuntu 24.04), kernel 6.8.0-48-generic, x86_64` or `macOS 15.1.1
 /// Sequoia, kernel 24.1.0, aarch64`; the architecture is the one the binary was built for.
 fn os_description() -> String {
-    let os = System::long_os_version().unwrap_or_else(|_| std::env::consts::OS.to_string());
+    let os = System::long_os_version().unwrap_or_else(|| std::env::consts::OS.to_string());
     let kernel = System::kernel_version().map_or(String::new(), |k| format!(", kernel {k}"));
     format!("{os}{kernel}, {}", std::env::consts::ARCH)
 }

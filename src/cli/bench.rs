@@ -11,7 +11,8 @@ use super::{parse_n, Exit, Failure, Result, UsageError};
 use clap::Args;
 use nqueens_count::bench::{self, export, BenchError, Machine, Results, Settings};
 use nqueens_count::known::MAX_KNOWN_N;
-use std::io::{Read, Write};
+use nqueens_count::longrun::{read_bounded, Bound};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -255,9 +256,13 @@ struct Found {
     foreign: Vec<String>,
 }
 
-/// The most bytes of a result file read to tell whether it is one (a benchmark's are far
-/// smaller: about 90 KB for a default run).
-const MAX_RESULT_BYTES: u64 = 64 << 20;
+/// A result file read to tell whether it is one: a benchmark's are far smaller (about 90 KB
+/// for a default run), so a larger file is not one.
+const RESULT_FILE: Bound = Bound {
+    bytes: 64 << 20,
+    what: "benchmark result file",
+    parse_memory: |_| 0,
+};
 
 impl Found {
     fn in_dir(dir: &Path) -> Found {
@@ -267,12 +272,9 @@ impl Found {
             let Ok(meta) = path.symlink_metadata() else {
                 continue;
             };
-            let mut bytes = Vec::new();
-            let read = meta.is_file()
-                && std::fs::File::open(&path)
-                    .and_then(|f| f.take(MAX_RESULT_BYTES).read_to_end(&mut bytes))
-                    .is_ok();
-            if read && is_ours(&bytes) {
+            let ours =
+                meta.is_file() && read_bounded(&path, RESULT_FILE).is_ok_and(|b| is_ours(&b));
+            if ours {
                 found.earlier.push(name);
             } else if meta.is_file() {
                 found.foreign.push(name.to_string());

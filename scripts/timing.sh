@@ -45,8 +45,9 @@
 #       against `cat FILE | wc -c` of the same bytes (FILE written once by `list N -t 1` and
 #       compared with every T's listing first), for N in NS (default 14 15 16), each command in
 #       the same pipe into `wc -c`, interleaved, REPS repetitions (default 5) into OUT_DIR
-#       (default results/<date>-listing-speed): raw.tsv (wall, user and system seconds, peak
-#       RSS, the load before each run, the bytes counted) and summary.md (medians; each -t T
+#       (default results/<date>-listing-speed): raw.tsv (wall, user and system seconds, the
+#       load before each run, the bytes counted), rss.tsv (each listing's peak RSS, from its
+#       comparison run, where GNU time is at /usr/bin/time) and summary.md (medians; each -t T
 #       against cat and -t 1 against each -t T, as ratios of the medians and as medians of the
 #       ratios of each repetition's runs, which run back to back). A control runs with them
 #       (PAIR=0 leaves it out): two `list N -t 1 | wc -c` at once ("pair"), the same work twice
@@ -92,11 +93,18 @@ binary() {
 
 load() { cut -d' ' -f1 /proc/loadavg; }
 
+# The subcommands that time with GNU time say so at once where it is missing.
+need_time() {
+    [ -x /usr/bin/time ] ||
+        { echo "timing.sh: $1 needs GNU time at /usr/bin/time (Debian, Ubuntu: apt-get install time)" >&2; exit 2; }
+}
+
 # interleave OUT REPS TITLE SPEC...: each SPEC is "CONFIG|VARIANT|COMMAND"; every repetition
 # runs every command in turn. A COMMAND written `null:COMMAND` writes to /dev/null.
 interleave() {
     local out=$1 reps=$2 title=$3
     shift 3
+    need_time "$title"
     mkdir -p "$out"
     local raw=$out/raw.tsv tmp
     tmp=$(mktemp)
@@ -308,6 +316,7 @@ cmd_listing_model() {
 
 cmd_solutions() {
     local bin runs=${RUNS:-3}
+    need_time solutions
     bin=$(binary)
     echo "machine: $(nproc) logical cores, $(uname -srm); load: $(cut -d' ' -f1-3 /proc/loadavg)"
     for _ in $(seq "$runs"); do
@@ -324,17 +333,17 @@ cmd_solutions() {
 
 # piped RAW REP N VARIANT COMMAND [PAIR]: one run of `COMMAND | wc -c` (a shell pipe), a row
 # of RAW: wall seconds (a monotonic clock around the shell), the user and system seconds of the
-# shell and what it waited for (wait4), COMMAND's own peak RSS (/usr/bin/time), the load, the
-# bytes. With PAIR, a second `COMMAND | wc -c` runs at the same time (the bytes: both counts).
+# shell and what it waited for (wait4: no process of the harness's own in the timed pipe), the
+# load, the bytes. With PAIR, a second `COMMAND | wc -c` runs at the same time (the bytes: both
+# counts).
 piped() {
-    local raw=$1 rep=$2 n=$3 variant=$4 cmd=$5 l rss line
+    local raw=$1 rep=$2 n=$3 variant=$4 cmd=$5 l line
     l=$(load)
-    rss=$(mktemp)
-    line="/usr/bin/time -f %M -o $rss $cmd | wc -c"
+    line="$cmd | wc -c"
     [[ -z ${6:-} ]] || line="$line & $cmd | wc -c; wait"
-    python3 - "$line" "$rep" "$n" "$variant" "$l" "$rss" >>"$raw" <<'EOF'
+    python3 - "$line" "$rep" "$n" "$variant" "$l" >>"$raw" <<'EOF'
 import os, subprocess, sys, time
-cmd, rep, n, variant, load, rss = sys.argv[1:]
+cmd, rep, n, variant, load = sys.argv[1:]
 start = time.perf_counter()
 p = subprocess.Popen(["bash", "-c", cmd], stdout=subprocess.PIPE)
 out = p.stdout.read()
@@ -342,24 +351,29 @@ _, status, use = os.wait4(p.pid, 0)
 wall = time.perf_counter() - start
 assert status == 0, f"{cmd}: status {status}"
 print("\t".join([rep, n, variant, f"{wall:.4f}", f"{use.ru_utime:.4f}", f"{use.ru_stime:.4f}",
-                 open(rss).read().strip(), load, "+".join(out.decode().split())]))
+                 load, "+".join(out.decode().split())]))
 EOF
-    rm -f "$rss"
 }
 
 cmd_listing() {
-    local bin reps=${1:-5} out=${2:-results/$(date +%F)-listing-speed} dir raw
+    local bin reps=${1:-5} out=${2:-results/$(date +%F)-listing-speed} dir raw rss
     local ns=${NS:-14 15 16} ts=${TS:-1 2}
     bin=$(binary)
     dir=$(mktemp -d)
     mkdir -p "$out"
-    raw=$out/raw.tsv
-    printf 'rep\tn\tvariant\twall_s\tuser_s\tsys_s\tmax_rss_kib\tload1\tbytes\n' >"$raw"
+    raw=$out/raw.tsv rss=$out/rss.tsv
+    printf 'rep\tn\tvariant\twall_s\tuser_s\tsys_s\tload1\tbytes\n' >"$raw"
+    printf 'n\tvariant\tmax_rss_kib\n' >"$rss"
+    # The peak RSS of each listing comes from its comparison run (through a pipe too), with GNU
+    # time where there is one; the timed runs below have nothing between the shell and COMMAND.
+    local time=()
+    [ -x /usr/bin/time ] && time=(/usr/bin/time -f %M -o "$dir/rss")
     for n in $ns; do
         "$bin" list "$n" -t 1 >"$dir/$n"
         for t in $ts; do
-            "$bin" list "$n" -t "$t" | cmp -s - "$dir/$n" ||
+            "${time[@]}" "$bin" list "$n" -t "$t" | cmp -s - "$dir/$n" ||
                 { echo "list $n -t $t differs from list $n -t 1" >&2; exit 1; }
+            [ ${#time[@]} -eq 0 ] || printf '%s\t-t %s\t%s\n' "$n" "$t" "$(cat "$dir/rss")" >>"$rss"
         done
     done
     for rep in $(seq "$reps"); do
@@ -372,16 +386,18 @@ cmd_listing() {
         done
     done
     rm -rf "$dir"
-    python3 - "$raw" >"$out/summary.md" <<'EOF'
+    python3 - "$raw" "$rss" >"$out/summary.md" <<'EOF'
 import statistics, sys
 rows = [l.rstrip('\n').split('\t') for l in open(sys.argv[1])][1:]
+rss_of = {(r[0], r[1]): int(r[2]) for r in
+          (l.rstrip('\n').split('\t') for l in list(open(sys.argv[2]))[1:])}
 ns = list(dict.fromkeys(r[1] for r in rows))
 variants = list(dict.fromkeys(r[2] for r in rows))
 def runs(n, v, f):
     return [f(r) for r in rows if (r[1], r[2]) == (n, v)]
 wall = lambda r: float(r[3])
 cpu = lambda r: float(r[4]) + float(r[5])
-loads = [float(r[7]) for r in rows]
+loads = [float(r[6]) for r in rows]
 print(f"# A listing against its pipe, interleaved ({len({r[0] for r in rows})} repetitions)\n")
 print(f"Load average (1 min) before the runs: min {min(loads):.2f}, median "
       f"{statistics.median(loads):.2f}, max {max(loads):.2f}.\n")
@@ -391,12 +407,12 @@ for n in ns:
     for v in variants:
         w = sorted(runs(n, v, wall))
         c = statistics.median(runs(n, v, cpu))
-        rss = max(runs(n, v, lambda r: int(r[6]))) / 1024
-        b = set(runs(n, v, lambda r: r[8]))
+        rss = f"{rss_of[(n, v)] / 1024:.1f}" if (n, v) in rss_of else "–"
+        b = set(runs(n, v, lambda r: r[7]))
         cmd = {"cat": "cat FILE", "pair": f"list {n} -t 1"}.get(v, f"list {n} {v}")
         cmd = f"`{cmd} \\| wc -c`" + (" twice at once" if v == "pair" else "")
         print(f"| {n} | {cmd} | {', '.join(sorted(b))} | {statistics.median(w):.3f} "
-              f"| {w[0]:.3f}–{w[-1]:.3f} | {c:.3f} | {rss:.1f} |")
+              f"| {w[0]:.3f}–{w[-1]:.3f} | {c:.3f} | {rss} |")
 print("\nWall-time ratios: of the medians, and the median of each repetition's own ratio.\n")
 print("| N | ratio | of medians | median of ratios |")
 print("|---:|---|---:|---:|")

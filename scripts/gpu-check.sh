@@ -281,9 +281,11 @@ finish() {
             echo
             echo "Verify N = 1..$verify_max (total and unique) on device $device: $verify_result."
             echo
-            echo "| N | mode | seconds (whole command) | seconds (count, kernels built) | total | unique | units on the device |"
-            echo "|---|---|---|---|---|---|---|"
-            tail -n +2 "$out/times.csv" | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, ($8 == "" ? "" : $8 " of " $7) }'
+            echo "| N | mode | seconds (whole command) | seconds (count, kernels built) | total | unique | units on the device | batches | host s / launch s |"
+            echo "|---|---|---|---|---|---|---|---|---|"
+            tail -n +2 "$out/times.csv" | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, ($8 == "" ? "" : $8 " of " $7), $9, ($10 == "" ? "" : sprintf("%.3f / %.3f", $10, $11)) }'
+            echo
+            echo "Host s: the device's worker preparing its batches (taking units, splitting them into sub-problems), the device waiting; launch s: the batches' uploads, kernels and downloads."
             echo
             echo "gpu: \`count N --unique --kernel opencl --opencl-device $device\`; hybrid: \`count N --unique --gpu\` (every GPU$([ "$any" = 1 ] && echo ", here device $device"), beside $(nproc) CPU threads). Each count is checked against OEIS A000170 and A002562."
             echo "Targets (issue #12, one H200): N = 21 at most 15 s, N = 22 at most 125 s."
@@ -318,7 +320,7 @@ case "$status" in
         fail "verify N = 1..$verify_max exited $status" ;;
 esac
 
-echo "n,mode,seconds,count_seconds,total,unique,units,device_units" >"$out/times.csv"
+echo "n,mode,seconds,count_seconds,total,unique,units,device_units,batches,host_s,launch_s" >"$out/times.csv"
 : >"$out/counts.jsonl"
 # One timed count: mode (gpu, hybrid), N, seconds allowed; checks it, appends a row to times.csv.
 declare -A last_n last_secs
@@ -334,25 +336,31 @@ time_one() {
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
     if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
         note "N = $n $mode stopped after ${secs}s: the budget ran out"
-        echo "$n,$mode,stopped,,,,," >>"$out/times.csv"
+        echo "$n,$mode,stopped,,,,,,,," >>"$out/times.csv"
         return
     elif [ "$rc" != 0 ]; then
         fail "N = $n $mode: count exited $rc (see log.txt)"
-        echo "$n,$mode,failed,,,,," >>"$out/times.csv"
+        echo "$n,$mode,failed,,,,,,,," >>"$out/times.csv"
         return
     fi
     echo "$json" >>"$out/counts.jsonl"
     # Fields of the one-line JSON: the first "units" is the job's (it comes before "devices").
     field() { echo "$json" | grep -o "\"$1\":[0-9.e+-]*" | head -1 | cut -d: -f2; }
-    local total unique units count_secs entry dev_units build
+    local total unique units count_secs entry dev_units build batches host launch
     total=$(field total) unique=$(field unique) units=$(field units)
     count_secs=$(awk -v s="$(field elapsed_s)" 'BEGIN { printf "%.3f", s }')
-    # This device's entry of "devices": [{"index":I,...,"units":U,"build_s":B[,"error":E]},...]
+    # This device's entry of "devices": [{"index":I,...,"units":U,"build_s":B,"batches":K,
+    # "host_s":H,"launch_s":L[,"error":E]},...]
     entry=$(echo "$json" | grep -o '"devices":\[.*\]' | sed 's/},{/}\n{/g' | grep "\"index\":$device," || true)
     dev_units=$(echo "$entry" | grep -o '"units":[0-9]*' | head -1 | cut -d: -f2)
     build=$(echo "$entry" | grep -o '"build_s":[0-9.e+-]*' | head -1 | cut -d: -f2)
+    # The device's batches, and the seconds its worker prepared them (the device waiting)
+    # against the seconds of their launches.
+    batches=$(echo "$entry" | grep -o '"batches":[0-9]*' | head -1 | cut -d: -f2)
+    host=$(echo "$entry" | grep -o '"host_s":[0-9.e+-]*' | head -1 | cut -d: -f2)
+    launch=$(echo "$entry" | grep -o '"launch_s":[0-9.e+-]*' | head -1 | cut -d: -f2)
     dev_units=${dev_units:-0} build=${build:-0}
-    echo "$n,$mode,$secs,$count_secs,$total,$unique,$units,$dev_units" >>"$out/times.csv"
+    echo "$n,$mode,$secs,$count_secs,$total,$unique,$units,$dev_units,$batches,$host,$launch" >>"$out/times.csv"
     log "N = $n $mode: ${secs}s ($total $unique; $dev_units of $units units on device $device)"
     if [ "$total" != "${pub_total[$n]}" ] || [ "$unique" != "${pub_unique[$n]}" ]; then
         fail "N = $n $mode counted $total $unique; the published counts are ${pub_total[$n]} ${pub_unique[$n]}"
@@ -383,7 +391,7 @@ for n in $sizes; do
         fi
         if is_true "$left < 1 || $est > $left"; then
             note "N = $n $mode skipped: estimated ${est}s, ${left}s of the budget left"
-            echo "$n,$mode,skipped,,,,," >>"$out/times.csv"
+            echo "$n,$mode,skipped,,,,,,,," >>"$out/times.csv"
             continue
         fi
         time_one "$mode" "$n" "$(awk -v l="$left" 'BEGIN { printf "%d", l + 1 }')"

@@ -177,7 +177,7 @@ t=$(grep -o '"total":[0-9]*' <<<"$json" | cut -d: -f2)
 case "$FAKE:$mode" in
     units0:gpu) json=$(sed -E 's/"units":[0-9]+,"build_s"/"units":0,"build_s"/' <<<"$json") ;;
     total:gpu) json=${json/\"total\":$t,/\"total\":$((t + 1)),} ;;
-    error:gpu) json=$(sed -E 's/("build_s":[0-9.e+-]+)\}/\1,"error":"planted"}/' <<<"$json") ;;
+    error:gpu) json=$(sed -E 's/("launch_s":[0-9.e+-]+)\}/\1,"error":"planted"}/' <<<"$json") ;;
     hybrid0-long:hybrid) json=$(sed -E 's/"units":[0-9]+,"build_s":[0-9.e+-]+/"units":0,"build_s":0.5/; s/"elapsed_s":[0-9.e+-]+/"elapsed_s":100/' <<<"$json") ;;
     hybrid0-short:hybrid) json=$(sed -E 's/"units":[0-9]+,"build_s":[0-9.e+-]+/"units":0,"build_s":0.5/; s/"elapsed_s":[0-9.e+-]+/"elapsed_s":0.01/' <<<"$json") ;;
 esac

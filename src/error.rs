@@ -90,6 +90,14 @@ pub enum Error {
         /// The largest allowed.
         max: u32,
     },
+    /// A device batch outside what a device worker takes ([`crate::Engine::with_device_batch`]).
+    #[error("the device batch must be 1 to {max} sub-problems, got {subs}")]
+    DeviceBatch {
+        /// The batch asked for.
+        subs: usize,
+        /// The largest allowed.
+        max: usize,
+    },
     /// A listing of unique solutions with pre-placed queens: a class can have members with and
     /// without them, so which member stands for it is not defined.
     #[error("unique solutions cannot be combined with pre-placed queens")]

@@ -84,7 +84,10 @@ mod skip;
 pub mod solutions;
 
 pub use cancel::Cancel;
-pub use engine::{DeviceRun, Devices, Engine, Report, UnitTiming, LANE_MIN_ROWS, MAX_THREADS};
+pub use engine::{
+    DeviceRun, Devices, Engine, Report, UnitTiming, DEVICE_BATCH, LANE_MIN_ROWS, MAX_DEVICE_BATCH,
+    MAX_THREADS,
+};
 pub use error::{Attack, Class, Classify, Error, Result};
 pub use names::Named;
 pub use plan::{check_n, Job, Plan, Queen, MAX_SPLIT_DEPTH};

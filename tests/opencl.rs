@@ -29,6 +29,12 @@ fn kernel_opencl_counts_and_reports_its_device() {
     }
     for (args, total, unique) in [
         (&["12", "--unique"][..], 14200, Some(1787)),
+        // A launch per unit: the same counts.
+        (
+            &["12", "--unique", "--opencl-batch", "1"][..],
+            14200,
+            Some(1787),
+        ),
         (
             &["11", "--method", "mirror", "--split-depth", "3"][..],
             2680,
@@ -66,6 +72,15 @@ fn kernel_opencl_counts_and_reports_its_device() {
             devices[0]["units"], j["units"],
             "the device took every unit"
         );
+        // Its batches and their times (issue 12's measurement on a GPU).
+        let batches = devices[0]["batches"].as_u64().unwrap();
+        assert!(batches >= 1, "{j}");
+        let (host, launch) = (
+            devices[0]["host_s"].as_f64(),
+            devices[0]["launch_s"].as_f64(),
+        );
+        let elapsed = j["elapsed_s"].as_f64().unwrap();
+        assert!(host.unwrap() + launch.unwrap() <= elapsed, "{j}");
         // `kernel` names what counted (issue 29, item 7).
         assert_eq!(j["kernel"], "opencl", "{args:?}");
     }
@@ -175,6 +190,22 @@ fn conflicting_device_options_are_usage_errors() {
             "--opencl-device needs --kernel opencl or --gpu",
         ),
         (&["--kernel", "cuda"][..], "dfs or opencl"),
+        (
+            &["--opencl-batch", "1000"][..],
+            "--opencl-batch needs --kernel opencl or --gpu",
+        ),
+        (
+            &["--kernel", "opencl", "--opencl-batch", "0"][..],
+            "a batch is 1 to 16777216 sub-problems, got 0",
+        ),
+        (
+            &["--gpu", "--opencl-batch", "16777217"][..],
+            "a batch is 1 to 16777216 sub-problems, got 16777217",
+        ),
+        (
+            &["--gpu", "--opencl-batch", "-1"][..],
+            "--opencl-batch cannot be negative, got -1",
+        ),
     ] {
         let out = nq().args(["count", "8"]).args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -59,6 +59,20 @@ pub struct EngineArgs {
     /// queue. Without a GPU, says so and counts on the CPU.
     #[arg(long)]
     pub gpu: bool,
+    /// Sub-problems a device gathers per launch, for tuning it (1 to 16777216, about 28 bytes
+    /// each on the host and the device) [default: 262144]. The counts do not depend on it;
+    /// --json's devices[].host_s and launch_s show its effect.
+    #[arg(long, value_name = "SUBS", value_parser = parse_batch)]
+    pub opencl_batch: Option<usize>,
+}
+
+/// Parses `--opencl-batch`: 1 to [`nqueens_count::MAX_DEVICE_BATCH`] sub-problems.
+fn parse_batch(s: &str) -> Result<usize, String> {
+    let max = nqueens_count::MAX_DEVICE_BATCH;
+    match whole::<usize>(s)? {
+        subs @ 1.. if subs <= max => Ok(subs),
+        subs => Err(format!("a batch is 1 to {max} sub-problems, got {subs}")),
+    }
 }
 
 /// A CPU kernel, or OpenCL.
@@ -136,6 +150,9 @@ impl EngineArgs {
             (KernelChoice::Cpu(_), false, Some(_)) => {
                 Err(UsageError("--opencl-device needs --kernel opencl or --gpu".into()).into())
             }
+            (KernelChoice::Cpu(_), false, None) if self.opencl_batch.is_some() => {
+                Err(UsageError("--opencl-batch needs --kernel opencl or --gpu".into()).into())
+            }
             (KernelChoice::Cpu(_), true, Some(index)) => Ok(Devices::Beside(index)),
             (KernelChoice::OpenCl, false, index) => Ok(Devices::Only(index.unwrap_or(0))),
             (KernelChoice::Cpu(_), true, None) => Ok(Devices::Gpus),
@@ -160,6 +177,9 @@ impl EngineArgs {
             engine = engine.with_kernel(kernel)?;
         }
         let mut engine = engine.with_devices(devices)?;
+        if let Some(subs) = self.opencl_batch {
+            engine = engine.with_device_batch(subs)?;
+        }
         if let Some(note) = engine.device_note().filter(|_| !quiet) {
             note!("nqueens: --gpu: {note}; counting on the CPU");
         }

@@ -64,6 +64,12 @@ struct DeviceJson {
     units: usize,
     /// Seconds its kernels took to build.
     build_s: f64,
+    /// Batches of units it counted.
+    batches: usize,
+    /// Seconds its worker spent preparing them (the device waiting).
+    host_s: f64,
+    /// Seconds in its launches (uploads, kernels, downloads).
+    launch_s: f64,
     /// Why it stopped, if it failed (the CPU counted its units instead).
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
@@ -160,6 +166,9 @@ pub(super) fn print_report_of(
                     kind: d.device.kind.to_string(),
                     units: d.units,
                     build_s: seconds(d.build_time),
+                    batches: d.batches,
+                    host_s: seconds(d.host_time),
+                    launch_s: seconds(d.launch_time),
                     error: d.error.clone(),
                 })
                 .collect(),

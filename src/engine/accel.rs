@@ -3,7 +3,7 @@
 //! [`crate::plan::classified_parts`]) into many small sub-problems, runs them in one launch of each
 //! kernel, and hands what it cannot do to the CPU workers.
 
-use super::run::{CpuWork, DeviceErrors, Done, Queue, Shared};
+use super::run::{CpuWork, DeviceLog, DeviceNews, DeviceSettings, Done, Queue, Shared};
 use super::{Devices, UnitTiming};
 use crate::error::{Error, Result};
 use crate::plan::{classified_parts, counted_part, has_cpu_only_work, Plan};
@@ -32,14 +32,14 @@ pub(super) fn handle(counter: Counter) -> Handle {
 }
 
 /// Starts a worker thread for each opened device (`counters`, worker numbers from `first_id`
-/// on); a device whose thread cannot start is said in `errors`, and the CPU workers take over.
+/// on); a device whose thread cannot start is said in `log`, and the CPU workers take over.
 pub(super) fn start(
     counters: &[Handle],
     first_id: usize,
-    fail_after: Option<usize>,
+    settings: DeviceSettings,
     shared: &Shared,
     work: &channel::Sender<CpuWork>,
-    errors: &DeviceErrors,
+    log: &DeviceLog,
 ) -> Vec<JoinHandle<()>> {
     let mut threads = Vec::new();
     for (d, counter) in counters.iter().enumerate() {
@@ -47,7 +47,8 @@ pub(super) fn start(
         let worker = DeviceWorker {
             id: first_id + d,
             device: d,
-            fail_after,
+            fail_after: settings.fail_after,
+            batch: settings.batch,
             counter: counter.clone(),
             shared: shared.cpu_units,
             plan: shared.plan.clone(),
@@ -55,7 +56,7 @@ pub(super) fn start(
             stop: shared.stop.clone(),
             done: shared.done.clone(),
             work: work.clone(),
-            errors: errors.clone(),
+            log: log.clone(),
             alive: AliveGuard(shared.alive.clone()),
             start: shared.start,
         };
@@ -65,7 +66,10 @@ pub(super) fn start(
         match spawned {
             Ok(thread) => threads.push(thread),
             // The closure (and its guard) is dropped: the CPU workers take over.
-            Err(e) => lock(errors).push((d, format!("could not start its thread: {e}"))),
+            Err(e) => lock(log).push(DeviceNews::Failed {
+                device: d,
+                why: format!("could not start its thread: {e}"),
+            }),
         }
     }
     threads
@@ -78,6 +82,8 @@ struct DeviceWorker {
     device: usize,
     /// Batches after which it fails on purpose.
     fail_after: Option<usize>,
+    /// Sub-problems it gathers per launch.
+    batch: usize,
     counter: Handle,
     /// Whether CPU workers take units too.
     shared: bool,
@@ -86,7 +92,7 @@ struct DeviceWorker {
     stop: Arc<AtomicBool>,
     done: channel::Sender<Done>,
     work: channel::Sender<CpuWork>,
-    errors: DeviceErrors,
+    log: DeviceLog,
     alive: AliveGuard,
     start: Instant,
 }
@@ -105,9 +111,6 @@ const SUBS_PER_PART: usize = 2048;
 
 /// Rows a sub-problem keeps to search, at least: expansion stops there.
 const MIN_ROWS_LEFT: u32 = 9;
-
-/// Sub-problems per launch a device worker aims at; it takes units until it has this many.
-pub(crate) const SUBS_PER_BATCH: usize = 1 << 18;
 
 /// Opens the devices `which` asks for, building the kernels once each. For [`Devices::Gpus`],
 /// no GPU is not an error: the list is empty and the note says why.
@@ -324,6 +327,27 @@ impl Batch {
 }
 
 impl DeviceWorker {
+    /// Fills `batch` anew with units from the queue until it holds [`DeviceWorker::batch`]
+    /// sub-problems (beside CPU workers, at most half the units left: the tail stays shared);
+    /// returns their indices, none when the queue is empty.
+    fn gather(&self, batch: &mut Batch) -> Vec<u32> {
+        batch.clear();
+        let mut taken = Vec::new();
+        let most = if self.shared {
+            self.queue.left().div_ceil(2)
+        } else {
+            usize::MAX
+        };
+        while batch.subs() < self.batch && taken.len() < most {
+            let Some(index) = self.queue.take() else {
+                break;
+            };
+            taken.push(index);
+            batch.push(&self.plan, &self.plan.units()[index as usize]);
+        }
+        taken
+    }
+
     /// Takes batches until the queue is empty or the run stops.
     fn run(self) {
         let mut counter = lock(&self.counter);
@@ -331,22 +355,9 @@ impl DeviceWorker {
         let n = self.plan.job().n();
         let mut batches = 0;
         while !self.stop.load(Ordering::Relaxed) {
-            batch.clear();
             let t0 = Instant::now();
-            let mut taken = Vec::new();
-            // Beside CPU workers, at most half of what is left: the tail stays shared.
-            let most = if self.shared {
-                self.queue.left().div_ceil(2)
-            } else {
-                usize::MAX
-            };
-            while batch.subs() < SUBS_PER_BATCH && taken.len() < most {
-                let Some(index) = self.queue.take() else {
-                    break;
-                };
-                taken.push(index);
-                batch.push(&self.plan, &self.plan.units()[index as usize]);
-            }
+            let taken = self.gather(&mut batch);
+            let prepared = t0.elapsed();
             let results = match self.fail_after {
                 // An injected failure comes at batch k + 1, or at the end if the device takes
                 // fewer batches: a check that asks for one always sees it.
@@ -356,9 +367,19 @@ impl DeviceWorker {
             };
             batches += 1;
             let results = match results {
-                Ok(results) => results,
+                Ok(results) => {
+                    lock(&self.log).push(DeviceNews::Batch {
+                        device: self.device,
+                        host: prepared,
+                        launch: t0.elapsed() - prepared,
+                    });
+                    results
+                }
                 Err(e) => {
-                    lock(&self.errors).push((self.device, e.to_string()));
+                    lock(&self.log).push(DeviceNews::Failed {
+                        device: self.device,
+                        why: e.to_string(),
+                    });
                     if !self.shared {
                         // Alone, the device was asked for: its failure ends the run, so that
                         // a broken device is seen, not hidden behind CPU counts.
@@ -402,7 +423,10 @@ impl DeviceWorker {
         // The run ended before the device reached its injected failure (the CPU workers took
         // every unit first): the failure asked for is still seen, as a device that took none.
         if let Some(k) = self.fail_after {
-            lock(&self.errors).push((self.device, OpenClError::Injected(k).to_string()));
+            lock(&self.log).push(DeviceNews::Failed {
+                device: self.device,
+                why: OpenClError::Injected(k).to_string(),
+            });
         }
     }
 }

@@ -34,6 +34,14 @@ pub use crate::plan::MAX_THREADS;
 /// The default lane threshold of an engine ([`Engine::with_lane_min_rows`]).
 pub use crate::search::lanes::MIN_ROWS as LANE_MIN_ROWS;
 
+/// Sub-problems a device worker gathers for one launch unless told otherwise
+/// ([`Engine::with_device_batch`]): it takes whole units until it has this many.
+pub const DEVICE_BATCH: usize = 1 << 18;
+
+/// The largest batch [`Engine::with_device_batch`] takes: a launch holds at most this many
+/// sub-problems, and larger batches would be split into several.
+pub const MAX_DEVICE_BATCH: usize = 1 << 24;
+
 use crate::error::{Error, Result};
 use crate::plan::{check_threads, Job, Plan};
 use crate::search::opencl::DeviceInfo;
@@ -81,6 +89,8 @@ pub struct Engine {
     lane_min_rows: u32,
     /// Batches after which each device fails on purpose ([`Engine::fail_devices_after`]).
     fail_after: Option<usize>,
+    /// Sub-problems a device worker gathers per launch ([`Engine::with_device_batch`]).
+    device_batch: usize,
     devices: Devices,
     counters: Vec<accel::Handle>,
     device_info: Vec<(DeviceInfo, Duration)>,
@@ -104,6 +114,7 @@ impl Engine {
             kernel: Kernel::best(),
             lane_min_rows: lanes::MIN_ROWS,
             fail_after: None,
+            device_batch: DEVICE_BATCH,
             devices: Devices::Cpu,
             counters: Vec::new(),
             device_info: Vec::new(),
@@ -133,6 +144,22 @@ impl Engine {
             });
         }
         self.lane_min_rows = rows;
+        Ok(self)
+    }
+
+    /// This engine, its device workers gathering units until a batch holds `subs` sub-problems
+    /// (1 to [`MAX_DEVICE_BATCH`]; the default is [`DEVICE_BATCH`]) before each launch. Larger
+    /// batches fill more of a GPU's lanes per launch and wait less on the host per unit; smaller
+    /// ones leave more of the end of a run to share. For tuning a device: the counts do not
+    /// depend on it, and [`DeviceRun`]'s times show its effect.
+    pub fn with_device_batch(mut self, subs: usize) -> Result<Engine> {
+        if !(1..=MAX_DEVICE_BATCH).contains(&subs) {
+            return Err(Error::DeviceBatch {
+                subs,
+                max: MAX_DEVICE_BATCH,
+            });
+        }
+        self.device_batch = subs;
         Ok(self)
     }
 

@@ -1,7 +1,7 @@
 //! The engine without OpenCL (the `opencl` cargo feature off): no device can be opened, so no
 //! device worker ever runs. The same interface as `accel.rs`.
 
-use super::run::{CpuWork, DeviceErrors, Shared};
+use super::run::{CpuWork, DeviceLog, DeviceSettings, Shared};
 use super::Devices;
 use crate::error::{Error, Result};
 use crossbeam::channel;
@@ -38,10 +38,10 @@ pub(super) fn open(which: Devices) -> Result<(Vec<Handle>, Option<String>)> {
 pub(super) fn start(
     counters: &[Handle],
     _first_id: usize,
-    _fail_after: Option<usize>,
+    _settings: DeviceSettings,
     _shared: &Shared,
     _work: &channel::Sender<CpuWork>,
-    _errors: &DeviceErrors,
+    _log: &DeviceLog,
 ) -> Vec<JoinHandle<()>> {
     counters.iter().map(|&counter| match counter {}).collect()
 }

@@ -43,6 +43,13 @@ pub struct DeviceRun {
     pub units: usize,
     /// How long building its kernels took, when the engine opened it.
     pub build_time: Duration,
+    /// Batches of units it counted.
+    pub batches: usize,
+    /// Time its worker spent preparing those batches: taking units and splitting them into
+    /// sub-problems. The device has one batch at a time, so it waits meanwhile.
+    pub host_time: Duration,
+    /// Time in its launches of those batches: uploads, kernels and downloads.
+    pub launch_time: Duration,
     /// Why it stopped early, if it failed. Beside the CPU workers, the CPU counted its units
     /// instead; alone ([`crate::Devices::Only`]) the run stopped there.
     pub error: Option<String>,

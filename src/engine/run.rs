@@ -58,8 +58,64 @@ impl Default for RunOptions {
     }
 }
 
-/// The failures of the devices of a run, by device index, in their words.
-pub(super) type DeviceErrors = Arc<Mutex<Vec<(usize, String)>>>;
+/// How the device workers of a run take their work.
+#[derive(Clone, Copy)]
+#[cfg_attr(
+    not(feature = "opencl"),
+    expect(
+        dead_code,
+        reason = "read by the device workers, which need the opencl feature"
+    )
+)]
+pub(super) struct DeviceSettings {
+    /// Sub-problems a worker gathers per launch ([`Engine::with_device_batch`]).
+    pub(super) batch: usize,
+    /// Batches after which each device fails on purpose ([`Engine::fail_devices_after`]).
+    pub(super) fail_after: Option<usize>,
+}
+
+/// What the device workers of a run say besides their units ([`DeviceNews`]), gathered into
+/// the report's [`DeviceRun`]s at its end.
+pub(super) type DeviceLog = Arc<Mutex<Vec<DeviceNews>>>;
+
+/// One thing a device worker says, by device index.
+#[cfg_attr(
+    not(feature = "opencl"),
+    expect(
+        dead_code,
+        reason = "said by the device workers, which need the opencl feature"
+    )
+)]
+pub(super) enum DeviceNews {
+    /// A batch counted: how long the worker took to prepare it (the device idle meanwhile) and
+    /// how long its launches took.
+    Batch {
+        device: usize,
+        host: Duration,
+        launch: Duration,
+    },
+    /// The device failed (or its thread did not start), in its words.
+    Failed { device: usize, why: String },
+}
+
+impl DeviceNews {
+    /// Adds what it says to the report of its device.
+    fn record(self, devices: &mut [DeviceRun]) {
+        match self {
+            DeviceNews::Batch {
+                device,
+                host,
+                launch,
+            } => {
+                let d = &mut devices[device];
+                d.batches += 1;
+                d.host_time += host;
+                d.launch_time += launch;
+            }
+            DeviceNews::Failed { device, why } => devices[device].error = Some(why),
+        }
+    }
+}
 
 impl Engine {
     /// Runs the units of `plan` chosen by `opts`, reporting each finished one to `observer`.
@@ -97,16 +153,19 @@ impl Engine {
         };
         let total_units = shared.queue.order.len();
         let (work_tx, work_rx) = channel::unbounded::<CpuWork>();
-        let errors = DeviceErrors::default();
+        let log = DeviceLog::default();
         let devices = if total_units > 0 {
-            let fail_after = self.fail_after;
+            let settings = DeviceSettings {
+                batch: self.device_batch,
+                fail_after: self.fail_after,
+            };
             accel::start(
                 &self.counters,
                 self.threads,
-                fail_after,
+                settings,
                 &shared,
                 &work_tx,
-                &errors,
+                &log,
             )
         } else {
             Vec::new()
@@ -142,8 +201,8 @@ impl Engine {
                 let _ = device.join();
             }
         }
-        for (d, e) in lock(&errors).drain(..) {
-            outcome.devices[d].error = Some(e);
+        for news in lock(&log).drain(..) {
+            news.record(&mut outcome.devices);
         }
         outcome.elapsed = start.elapsed();
         outcome
@@ -163,6 +222,9 @@ impl Engine {
                     device: d.clone(),
                     build_time: *build,
                     units: 0,
+                    batches: 0,
+                    host_time: Duration::ZERO,
+                    launch_time: Duration::ZERO,
                     error: None,
                 })
                 .collect(),

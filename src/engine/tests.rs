@@ -226,6 +226,58 @@ mod opencl_devices {
         }
     }
 
+    /// The batch a device gathers cuts its work into launches and never changes a count: a
+    /// batch of one sub-problem is one unit per launch (d4 and mirror units all go to the
+    /// device), the default takes every unit of N = 12 in one, the largest allowed likewise;
+    /// each batch's times are in the report, within the run's; out of range is refused.
+    #[test]
+    fn opencl_device_batch_cuts_launches_not_counts() {
+        let Some(engine) = opencl_engine(2, false) else {
+            return;
+        };
+        assert_eq!(engine.device_batch, DEVICE_BATCH);
+        for method in [Method::D4, Method::Mirror, Method::Edge] {
+            let job = Job::new(12).unwrap().with_method(method).with_unique(true);
+            for (subs, launches) in [
+                (1, None),
+                (DEVICE_BATCH, Some(1)),
+                (MAX_DEVICE_BATCH, Some(1)),
+            ] {
+                let engine = opencl_engine(2, false)
+                    .unwrap()
+                    .with_device_batch(subs)
+                    .unwrap();
+                let got = engine.count(&job).unwrap();
+                assert_eq!(
+                    (got.counts.total, got.counts.unique),
+                    (14200, 1787),
+                    "{job:?}"
+                );
+                let d = &got.devices[0];
+                assert_eq!((d.units, d.error.as_deref()), (got.units, None), "{job:?}");
+                match launches {
+                    Some(launches) => assert_eq!(d.batches, launches, "{job:?} batch {subs}"),
+                    // Edge leaves its symmetric frames to the CPU: a unit without sub-problems
+                    // rides along with the next one.
+                    None if method == Method::Edge => {
+                        assert!(0 < d.batches && d.batches < d.units, "{job:?}");
+                    }
+                    None => assert_eq!(d.batches, d.units, "{job:?} batch {subs}"),
+                }
+                assert!(d.launch_time > Duration::ZERO, "{job:?}");
+                assert!(d.host_time + d.launch_time <= got.elapsed, "{job:?}");
+            }
+        }
+        for subs in [0, MAX_DEVICE_BATCH + 1] {
+            let Err(e) = Engine::new(1).unwrap().with_device_batch(subs) else {
+                panic!("batch {subs} taken");
+            };
+            assert!(
+                matches!(e, Error::DeviceBatch { subs: s, max } if s == subs && max == MAX_DEVICE_BATCH)
+            );
+        }
+    }
+
     /// Per-unit counts on the device (counted and classified parts) equal the CPU's, for a random
     /// sample of units of every method, unique or not, at N = 15..=18 (small units: split depth 4).
     #[test]

@@ -5,7 +5,7 @@
 # timed count against the published table and the units the GPU took, and writes a results folder.
 #
 #   scripts/gpu-check.sh [--device I] [--any-device] [--verify-max M] [--time "18 19 20 21 22"]
-#                        [--budget SECONDS] [--out DIR]
+#                        [--budget SECONDS] [--batch SUBS] [--out DIR]
 #
 # --device I      the OpenCL device (an index of `nqueens devices`) [default: the first GPU]
 # --any-device    accept a device that is not a GPU (PoCL: how this script is tested without one)
@@ -15,6 +15,8 @@
 #                 most. A timed count is skipped when its estimate (the time of the same mode at
 #                 the size before, times the ratio of their published totals) would not fit in
 #                 what is left, and stopped if it runs past the budget all the same.
+# --batch SUBS    passed to every timed count as --opencl-batch SUBS: the sub-problems a device
+#                 gathers per launch, for tuning one [default: the binary's, 262144]
 # --out DIR       results folder [default: results/<date>-gpu-<device name>]
 #
 # Exit status 0 when every check passed; 1 when one failed: no OpenCL GPU (diagnose.txt says
@@ -35,20 +37,21 @@ start_dir=$PWD
 cd "$(dirname "$0")/.."
 t_start=$(date +%s.%N)
 
-device="" any=0 verify_max=18 sizes="18 19 20 21 22" budget=420 out=""
+device="" any=0 verify_max=18 sizes="18 19 20 21 22" budget=420 out="" batch=""
 usage() { echo "gpu-check: $* (see --help)" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
-        --device|--verify-max|--time|--budget|--out) [ $# -ge 2 ] || usage "$1 needs a value" ;;
+        --device|--verify-max|--time|--budget|--batch|--out) [ $# -ge 2 ] || usage "$1 needs a value" ;;
     esac
     case "$1" in
         --device) device=$2; shift 2 ;;
         --any-device) any=1; shift ;;
         --verify-max) verify_max=$2; shift 2 ;;
+        --batch) batch=$2; shift 2 ;;
         --time) sizes=$2; shift 2 ;;
         --budget) budget=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) usage "unknown option $1" ;;
     esac
 done
@@ -56,6 +59,7 @@ is_int() { [[ $1 =~ ^[0-9]+$ ]]; }
 [ -z "$device" ] || is_int "$device" || usage "--device takes an index, not $device"
 in_range() { is_int "$1" && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
 in_range "$verify_max" 1 27 || usage "--verify-max takes 1..27, not $verify_max"
+[ -z "$batch" ] || in_range "$batch" 1 16777216 || usage "--batch takes 1..16777216 sub-problems, not $batch"
 for n in $sizes; do
     in_range "$n" 1 27 || usage "--time takes sizes 1..27, not $n"
 done
@@ -287,7 +291,7 @@ finish() {
             echo
             echo "Host s: the device's worker preparing its batches (taking units, splitting them into sub-problems), the device waiting; launch s: the batches' uploads, kernels and downloads."
             echo
-            echo "gpu: \`count N --unique --kernel opencl --opencl-device $device\`; hybrid: \`count N --unique --gpu\` (every GPU$([ "$any" = 1 ] && echo ", here device $device"), beside $(nproc) CPU threads). Each count is checked against OEIS A000170 and A002562."
+            echo "gpu: \`count N --unique --kernel opencl --opencl-device $device\`; hybrid: \`count N --unique --gpu\` (every GPU$([ "$any" = 1 ] && echo ", here device $device"), beside $(nproc) CPU threads)$([ -n "$batch" ] && echo "; both with \`--opencl-batch $batch\`"). Each count is checked against OEIS A000170 and A002562."
             echo "Targets (issue #12, one H200): N = 21 at most 15 s, N = 22 at most 125 s."
         fi
     } >"$out/summary.md"
@@ -330,6 +334,7 @@ time_one() {
         gpu) flags=(--kernel opencl --opencl-device "$device") ;;
         hybrid) flags=(--gpu); [ "$any" = 1 ] && flags+=(--opencl-device "$device") ;;
     esac
+    [ -z "$batch" ] || flags+=(--opencl-batch "$batch")
     t0=$(date +%s.%N)
     json=$(limited "$limit" "$bin" count "$n" --unique --json --yes "${flags[@]}" 2>>"$log_file") || rc=$?
     t1=$(date +%s.%N)

@@ -147,23 +147,29 @@ has "found: .*$tmp/notdriver/libnvidia-opencl.so.1" "$d"
 has "libc.so.6 => $bundle/lib/libc.so.6" "$d"
 log "no driver: gpu-check exits 1, diagnose.txt names what it looked at"
 
-# 5. With a driver: gpu-check passes; at most 8 files, no folder.
+# 5. With a driver: gpu-check passes; at most 8 files, no folder. Launches of 20 sub-problems
+# (--batch): several batches a count, their times in times.csv.
 rc=0
 LD_LIBRARY_PATH=$nv env -u OCL_ICD_VENDORS "$bundle/gpu-check" --any-device --verify-max 10 \
-    --time "10 11" --budget 60 --out "$tmp/ok" >"$tmp/ok.stdout" 2>"$tmp/ok.stderr" || rc=$?
+    --time "10 11" --budget 60 --batch 20 --out "$tmp/ok" >"$tmp/ok.stdout" 2>"$tmp/ok.stderr" || rc=$?
 [ "$rc" = 0 ] || die "gpu-check with a driver exited $rc: $(cat "$tmp/ok.stdout" "$tmp/ok.stderr")"
 has 'Result: OK' "$(cat "$tmp/ok.stdout")"
+has 'both with `--opencl-batch 20`' "$(cat "$tmp/ok.stdout")"
 [ "$(find "$tmp/ok" -mindepth 1 -type d | wc -l)" = 0 ] || die "gpu-check wrote a folder"
 files=$(find "$tmp/ok" -type f | wc -l)
 [ "$files" -le 8 ] || die "gpu-check wrote $files files"
 t=$(cat "$tmp/ok/times.csv")
-for row in '^10,gpu,[0-9.]+,[0-9.]+,724,92,[0-9]+,[1-9]' '^10,hybrid,[0-9.]+,[0-9.]+,724,92,' \
-    '^11,gpu,[0-9.]+,[0-9.]+,2680,341,[0-9]+,[1-9]' '^11,hybrid,[0-9.]+,[0-9.]+,2680,341,'; do
+batched='[0-9]+,[1-9][0-9]*,([2-9]|[1-9][0-9]+),[0-9.e+-]+,[0-9.e+-]+$'
+for row in "^10,gpu,[0-9.]+,[0-9.]+,724,92,$batched" '^10,hybrid,[0-9.]+,[0-9.]+,724,92,' \
+    "^11,gpu,[0-9.]+,[0-9.]+,2680,341,$batched" '^11,hybrid,[0-9.]+,[0-9.]+,2680,341,'; do
     grep -qE -- "$row" <<<"$t" || die "no row /$row/ in times.csv: $t"
 done
 [ "$(wc -l <"$tmp/ok/counts.jsonl")" = 4 ] || die "counts.jsonl has not 4 lines"
 has '^bundle commit: ' "$(cat "$tmp/ok/machine.txt")"
 log "with a driver: gpu-check passes ($files files)"
+rc=0
+"$bundle/gpu-check" --batch 0 >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || die "gpu-check --batch 0 exited $rc, not 2"
 
 # 6. Failures of a timed count, planted by a fake nqueens that alters the real one's JSON.
 cat >"$tmp/fake" <<'EOF'

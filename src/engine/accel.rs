@@ -3,7 +3,7 @@
 //! [`crate::plan::classified_parts`]) into many small sub-problems, runs them in one launch of each
 //! kernel, and hands what it cannot do to the CPU workers.
 
-use super::run::{CpuWork, DeviceLog, DeviceNews, DeviceSettings, Done, Queue, Shared};
+use super::run::{CpuWork, DeviceLog, DeviceSettings, Done, Queue, Shared};
 use super::{Devices, UnitTiming};
 use crate::error::{Error, Result};
 use crate::plan::{classified_parts, counted_part, has_cpu_only_work, Plan};
@@ -66,10 +66,7 @@ pub(super) fn start(
         match spawned {
             Ok(thread) => threads.push(thread),
             // The closure (and its guard) is dropped: the CPU workers take over.
-            Err(e) => lock(log).push(DeviceNews::Failed {
-                device: d,
-                why: format!("could not start its thread: {e}"),
-            }),
+            Err(e) => lock(log)[d].error = Some(format!("could not start its thread: {e}")),
         }
     }
     threads
@@ -368,18 +365,15 @@ impl DeviceWorker {
             batches += 1;
             let results = match results {
                 Ok(results) => {
-                    lock(&self.log).push(DeviceNews::Batch {
-                        device: self.device,
-                        host: prepared,
-                        launch: t0.elapsed() - prepared,
-                    });
+                    let mut log = lock(&self.log);
+                    let tally = &mut log[self.device];
+                    tally.batches += 1;
+                    tally.host += prepared;
+                    tally.launch += t0.elapsed() - prepared;
                     results
                 }
                 Err(e) => {
-                    lock(&self.log).push(DeviceNews::Failed {
-                        device: self.device,
-                        why: e.to_string(),
-                    });
+                    lock(&self.log)[self.device].error = Some(e.to_string());
                     if !self.shared {
                         // Alone, the device was asked for: its failure ends the run, so that
                         // a broken device is seen, not hidden behind CPU counts.
@@ -423,10 +417,7 @@ impl DeviceWorker {
         // The run ended before the device reached its injected failure (the CPU workers took
         // every unit first): the failure asked for is still seen, as a device that took none.
         if let Some(k) = self.fail_after {
-            lock(&self.log).push(DeviceNews::Failed {
-                device: self.device,
-                why: OpenClError::Injected(k).to_string(),
-            });
+            lock(&self.log)[self.device].error = Some(OpenClError::Injected(k).to_string());
         }
     }
 }

@@ -74,46 +74,30 @@ pub(super) struct DeviceSettings {
     pub(super) fail_after: Option<usize>,
 }
 
-/// What the device workers of a run say besides their units ([`DeviceNews`]), gathered into
-/// the report's [`DeviceRun`]s at its end.
-pub(super) type DeviceLog = Arc<Mutex<Vec<DeviceNews>>>;
+/// What the device workers of a run say besides their units, one [`DeviceTally`] per device
+/// (by index), copied into the report's [`DeviceRun`]s at its end.
+pub(super) type DeviceLog = Arc<Mutex<Vec<DeviceTally>>>;
 
-/// One thing a device worker says, by device index.
-#[cfg_attr(
-    not(feature = "opencl"),
-    expect(
-        dead_code,
-        reason = "said by the device workers, which need the opencl feature"
-    )
-)]
-pub(super) enum DeviceNews {
-    /// A batch counted: how long the worker took to prepare it (the device idle meanwhile) and
-    /// how long its launches took.
-    Batch {
-        device: usize,
-        host: Duration,
-        launch: Duration,
-    },
-    /// The device failed (or its thread did not start), in its words.
-    Failed { device: usize, why: String },
+/// What one device's worker has said: its batches and their times, and its failure.
+#[derive(Clone, Default)]
+pub(super) struct DeviceTally {
+    /// Batches counted.
+    pub(super) batches: usize,
+    /// Time spent preparing them, the device waiting.
+    pub(super) host: Duration,
+    /// Time in their launches.
+    pub(super) launch: Duration,
+    /// Why it failed (or its thread did not start), in its words.
+    pub(super) error: Option<String>,
 }
 
-impl DeviceNews {
-    /// Adds what it says to the report of its device.
-    fn record(self, devices: &mut [DeviceRun]) {
-        match self {
-            DeviceNews::Batch {
-                device,
-                host,
-                launch,
-            } => {
-                let d = &mut devices[device];
-                d.batches += 1;
-                d.host_time += host;
-                d.launch_time += launch;
-            }
-            DeviceNews::Failed { device, why } => devices[device].error = Some(why),
-        }
+impl DeviceTally {
+    /// Copies what it says into the report of its device.
+    fn record(&self, run: &mut DeviceRun) {
+        run.batches = self.batches;
+        run.host_time = self.host;
+        run.launch_time = self.launch;
+        run.error.clone_from(&self.error);
     }
 }
 
@@ -153,7 +137,10 @@ impl Engine {
         };
         let total_units = shared.queue.order.len();
         let (work_tx, work_rx) = channel::unbounded::<CpuWork>();
-        let log = DeviceLog::default();
+        let log = DeviceLog::new(Mutex::new(vec![
+            DeviceTally::default();
+            self.counters.len()
+        ]));
         let devices = if total_units > 0 {
             let settings = DeviceSettings {
                 batch: self.device_batch,
@@ -201,8 +188,8 @@ impl Engine {
                 let _ = device.join();
             }
         }
-        for news in lock(&log).drain(..) {
-            news.record(&mut outcome.devices);
+        for (tally, run) in lock(&log).iter().zip(&mut outcome.devices) {
+            tally.record(run);
         }
         outcome.elapsed = start.elapsed();
         outcome

@@ -92,6 +92,11 @@ pub(super) struct DeviceTally {
 }
 
 impl DeviceTally {
+    /// A log of `devices` devices that have said nothing yet.
+    fn log(devices: usize) -> DeviceLog {
+        Arc::new(Mutex::new(vec![DeviceTally::default(); devices]))
+    }
+
     /// Copies what it says into the report of its device.
     fn record(&self, run: &mut DeviceRun) {
         run.batches = self.batches;
@@ -137,10 +142,7 @@ impl Engine {
         };
         let total_units = shared.queue.order.len();
         let (work_tx, work_rx) = channel::unbounded::<CpuWork>();
-        let log = DeviceLog::new(Mutex::new(vec![
-            DeviceTally::default();
-            self.counters.len()
-        ]));
+        let log = DeviceTally::log(self.counters.len());
         let devices = if total_units > 0 {
             let settings = DeviceSettings {
                 batch: self.device_batch,

@@ -373,7 +373,15 @@ fn bench_takes_the_device_options() {
         "--repeat",
         "1",
     ])
-    .args(["--method", "d4", "--kernel", "opencl", "--out"])
+    .args([
+        "--method",
+        "d4",
+        "--kernel",
+        "opencl",
+        "--opencl-batch",
+        "10",
+        "--out",
+    ])
     .arg(dir.path())
     .assert()
     .success();
@@ -382,6 +390,10 @@ fn bench_takes_the_device_options() {
     assert_eq!(engine_rows.len(), 2, "{csv}");
     // The kernel column names the device: every count was checked against the published value.
     assert!(engine_rows.iter().all(|l| l.contains(",opencl,")), "{csv}");
+    // The launch size asked for is the settings' (and taken, not ignored).
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("scaling.json")).unwrap()).unwrap();
+    assert_eq!(json["settings"]["device_batch"], 10, "{json}");
 }
 
 /// Shards counted on the device merge to the exact total, mixed with a shard counted on the CPU.

@@ -37,7 +37,11 @@ pub(crate) fn run(
     });
     let engine = |&threads: &usize| {
         let engine = Engine::new(threads)?.with_kernel(settings.kernel)?;
-        engine.with_devices(settings.devices).map(Arc::new)
+        let engine = engine.with_devices(settings.devices)?;
+        match settings.device_batch {
+            Some(subs) => engine.with_device_batch(subs).map(Arc::new),
+            None => Ok(Arc::new(engine)),
+        }
     };
     let engines = settings.threads.iter().map(engine);
     let mut harness = Harness {
@@ -503,6 +507,7 @@ mod tests {
             methods: vec![Method::D4, Method::Mirror],
             kernel: Kernel::best(),
             devices: crate::Devices::Cpu,
+            device_batch: None,
             // Short, to keep the tests quick: the counts here take microseconds.
             min_run_ms: 2,
             unique: false,
@@ -561,6 +566,12 @@ mod tests {
     #[test]
     fn settings_are_validated() {
         assert!(small().validate().is_ok());
+        let batched = Settings {
+            devices: crate::Devices::Gpus,
+            device_batch: Some(crate::MAX_DEVICE_BATCH),
+            ..small()
+        };
+        assert!(batched.validate().is_ok());
         let bad = [
             Settings {
                 n_min: 9,
@@ -581,6 +592,21 @@ mod tests {
             },
             Settings {
                 repeat: 0,
+                ..small()
+            },
+            // A launch size without a device to launch on, or out of range.
+            Settings {
+                device_batch: Some(1000),
+                ..small()
+            },
+            Settings {
+                devices: crate::Devices::Gpus,
+                device_batch: Some(0),
+                ..small()
+            },
+            Settings {
+                devices: crate::Devices::Gpus,
+                device_batch: Some(crate::MAX_DEVICE_BATCH + 1),
                 ..small()
             },
             Settings {

@@ -66,6 +66,10 @@ pub struct Settings {
     pub kernel: Kernel,
     /// The OpenCL devices the engine counts on as well (none by default).
     pub devices: crate::Devices,
+    /// Sub-problems a device gathers per launch ([`crate::Engine::with_device_batch`]); `None`
+    /// (the default, and left out of the JSON) is the engine's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_batch: Option<usize>,
     /// Where one count takes under 10 ms, each timed run repeats it until the run has lasted
     /// this many milliseconds (by default [`Settings::DEFAULT_MIN_RUN_MS`]) and times it per
     /// count; 0 turns repetition off. A run still shorter flags its row
@@ -124,6 +128,7 @@ impl Settings {
             methods,
             kernel: Kernel::best(),
             devices: crate::Devices::Cpu,
+            device_batch: None,
             min_run_ms: Settings::DEFAULT_MIN_RUN_MS,
             unique: false,
         }
@@ -146,6 +151,14 @@ impl Settings {
         }
         if self.methods.is_empty() {
             return invalid("at least one method is needed");
+        }
+        if let Some(subs) = self.device_batch {
+            if self.devices == crate::Devices::Cpu {
+                return invalid("a device batch needs OpenCL devices");
+            }
+            if !(1..=crate::MAX_DEVICE_BATCH).contains(&subs) {
+                return invalid("a device batch is 1 to 16777216 sub-problems");
+            }
         }
         for n in self.n_min..=self.n_max {
             for depth in self.split_depths.iter().copied().chain(Some(1)) {

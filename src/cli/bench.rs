@@ -125,6 +125,7 @@ fn settings(args: &BenchArgs) -> Result<Settings> {
         methods: args.method.clone().unwrap_or(defaults.methods),
         kernel: args.engine.cpu_kernel(),
         devices: args.engine.devices()?,
+        device_batch: args.engine.opencl_batch,
         min_run_ms: args.min_run_ms,
         unique: args.unique,
     };

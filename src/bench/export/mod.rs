@@ -126,6 +126,7 @@ mod tests {
                 methods: vec![crate::Method::D4, crate::Method::Mirror],
                 kernel: crate::Kernel::Avx2,
                 devices: crate::Devices::Cpu,
+                device_batch: None,
                 min_run_ms: 50,
                 unique: true,
             },

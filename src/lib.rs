@@ -85,8 +85,8 @@ pub mod solutions;
 
 pub use cancel::Cancel;
 pub use engine::{
-    DeviceRun, Devices, Engine, Report, UnitTiming, DEVICE_BATCH, LANE_MIN_ROWS, MAX_DEVICE_BATCH,
-    MAX_THREADS,
+    check_device_batch, DeviceRun, Devices, Engine, Report, UnitTiming, DEVICE_BATCH,
+    LANE_MIN_ROWS, MAX_DEVICE_BATCH, MAX_THREADS,
 };
 pub use error::{Attack, Class, Classify, Error, Result};
 pub use names::Named;

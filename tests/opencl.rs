@@ -196,11 +196,11 @@ fn conflicting_device_options_are_usage_errors() {
         ),
         (
             &["--kernel", "opencl", "--opencl-batch", "0"][..],
-            "a batch is 1 to 16777216 sub-problems, got 0",
+            "the device batch must be 1 to 16777216 sub-problems, got 0",
         ),
         (
             &["--gpu", "--opencl-batch", "16777217"][..],
-            "a batch is 1 to 16777216 sub-problems, got 16777217",
+            "the device batch must be 1 to 16777216 sub-problems, got 16777217",
         ),
         (
             &["--gpu", "--opencl-batch", "-1"][..],

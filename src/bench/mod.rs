@@ -156,9 +156,7 @@ impl Settings {
             if self.devices == crate::Devices::Cpu {
                 return invalid("a device batch needs OpenCL devices");
             }
-            if !(1..=crate::MAX_DEVICE_BATCH).contains(&subs) {
-                return invalid("a device batch is 1 to 16777216 sub-problems");
-            }
+            crate::check_device_batch(subs).map_err(|e| BenchError::Invalid(e.to_string()))?;
         }
         for n in self.n_min..=self.n_max {
             for depth in self.split_depths.iter().copied().chain(Some(1)) {

@@ -66,13 +66,11 @@ pub struct EngineArgs {
     pub opencl_batch: Option<usize>,
 }
 
-/// Parses `--opencl-batch`: 1 to [`nqueens_count::MAX_DEVICE_BATCH`] sub-problems.
+/// Parses `--opencl-batch`: a whole number that [`nqueens_count::check_device_batch`] takes.
 fn parse_batch(s: &str) -> Result<usize, String> {
-    let max = nqueens_count::MAX_DEVICE_BATCH;
-    match whole::<usize>(s)? {
-        subs @ 1.. if subs <= max => Ok(subs),
-        subs => Err(format!("a batch is 1 to {max} sub-problems, got {subs}")),
-    }
+    let subs = whole::<usize>(s)?;
+    nqueens_count::check_device_batch(subs).map_err(|e| e.to_string())?;
+    Ok(subs)
 }
 
 /// A CPU kernel, or OpenCL.

@@ -42,6 +42,19 @@ pub const DEVICE_BATCH: usize = 1 << 18;
 /// sub-problems, and larger batches would be split into several.
 pub const MAX_DEVICE_BATCH: usize = 1 << 24;
 
+/// Checks a device batch ([`Engine::with_device_batch`]): 1 to [`MAX_DEVICE_BATCH`]
+/// sub-problems, else [`Error::DeviceBatch`]. The one rule for every caller that takes one.
+pub fn check_device_batch(subs: usize) -> Result<()> {
+    if (1..=MAX_DEVICE_BATCH).contains(&subs) {
+        Ok(())
+    } else {
+        Err(Error::DeviceBatch {
+            subs,
+            max: MAX_DEVICE_BATCH,
+        })
+    }
+}
+
 use crate::error::{Error, Result};
 use crate::plan::{check_threads, Job, Plan};
 use crate::search::opencl::DeviceInfo;
@@ -153,12 +166,7 @@ impl Engine {
     /// ones leave more of the end of a run to share. For tuning a device: the counts do not
     /// depend on it, and [`DeviceRun`]'s times show its effect.
     pub fn with_device_batch(mut self, subs: usize) -> Result<Engine> {
-        if !(1..=MAX_DEVICE_BATCH).contains(&subs) {
-            return Err(Error::DeviceBatch {
-                subs,
-                max: MAX_DEVICE_BATCH,
-            });
-        }
+        check_device_batch(subs)?;
         self.device_batch = subs;
         Ok(self)
     }

@@ -80,7 +80,8 @@ fn kernel_opencl_counts_and_reports_its_device() {
             devices[0]["launch_s"].as_f64(),
         );
         let elapsed = j["elapsed_s"].as_f64().unwrap();
-        assert!(host.unwrap() + launch.unwrap() <= elapsed, "{j}");
+        // Each figure is rounded to the microsecond on its own.
+        assert!(host.unwrap() + launch.unwrap() <= elapsed + 3e-6, "{j}");
         // `kernel` names what counted (issue 29, item 7).
         assert_eq!(j["kernel"], "opencl", "{args:?}");
     }

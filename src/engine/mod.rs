@@ -100,10 +100,8 @@ pub struct Engine {
     threads: usize,
     kernel: Kernel,
     lane_min_rows: u32,
-    /// Batches after which each device fails on purpose ([`Engine::fail_devices_after`]).
-    fail_after: Option<usize>,
-    /// Sub-problems a device worker gathers per launch ([`Engine::with_device_batch`]).
-    device_batch: usize,
+    /// How its device workers take their work: the batch, and a failure on purpose.
+    device: run::DeviceSettings,
     devices: Devices,
     counters: Vec<accel::Handle>,
     device_info: Vec<(DeviceInfo, Duration)>,
@@ -126,8 +124,10 @@ impl Engine {
             threads,
             kernel: Kernel::best(),
             lane_min_rows: lanes::MIN_ROWS,
-            fail_after: None,
-            device_batch: DEVICE_BATCH,
+            device: run::DeviceSettings {
+                batch: DEVICE_BATCH,
+                fail_after: None,
+            },
             devices: Devices::Cpu,
             counters: Vec::new(),
             device_info: Vec::new(),
@@ -167,7 +167,7 @@ impl Engine {
     /// depend on it, and [`DeviceRun`]'s times show its effect.
     pub fn with_device_batch(mut self, subs: usize) -> Result<Engine> {
         check_device_batch(subs)?;
-        self.device_batch = subs;
+        self.device.batch = subs;
         Ok(self)
     }
 
@@ -190,7 +190,7 @@ impl Engine {
     /// binary (`NQUEENS_OPENCL_FAIL_AFTER`), which is why it is public.
     #[doc(hidden)]
     pub fn fail_devices_after(mut self, batches: usize) -> Engine {
-        self.fail_after = Some(batches);
+        self.device.fail_after = Some(batches);
         self
     }
 

@@ -60,13 +60,6 @@ impl Default for RunOptions {
 
 /// How the device workers of a run take their work.
 #[derive(Clone, Copy)]
-#[cfg_attr(
-    not(feature = "opencl"),
-    expect(
-        dead_code,
-        reason = "read by the device workers, which need the opencl feature"
-    )
-)]
 pub(super) struct DeviceSettings {
     /// Sub-problems a worker gathers per launch ([`Engine::with_device_batch`]).
     pub(super) batch: usize,
@@ -144,14 +137,10 @@ impl Engine {
         let (work_tx, work_rx) = channel::unbounded::<CpuWork>();
         let log = DeviceTally::log(self.counters.len());
         let devices = if total_units > 0 {
-            let settings = DeviceSettings {
-                batch: self.device_batch,
-                fail_after: self.fail_after,
-            };
             accel::start(
                 &self.counters,
                 self.threads,
-                settings,
+                self.device,
                 &shared,
                 &work_tx,
                 &log,

@@ -235,7 +235,7 @@ mod opencl_devices {
         let Some(engine) = opencl_engine(2, false) else {
             return;
         };
-        assert_eq!(engine.device_batch, DEVICE_BATCH);
+        assert_eq!(engine.device.batch, DEVICE_BATCH);
         for method in [Method::D4, Method::Mirror, Method::Edge] {
             let job = Job::new(12).unwrap().with_method(method).with_unique(true);
             for (subs, launches) in [

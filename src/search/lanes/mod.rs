@@ -89,10 +89,19 @@ macro_rules! entry_points {
             rows: &crate::search::bounded::Rows,
             sink: &mut S,
         ) {
-            use super::scheduler::{run, with_searches, KEYING};
-            with_searches(&KEYING, |s| {
-                run::<$v, _, 5, false>(s, n, first, m, rows, None, sink)
-            });
+            // Tight on small boards ([`super::scheduler::History`]). The closures stay in this
+            // function, which has the instruction set's features: a closure of a generic
+            // function has none, and calls every vector operation out of line.
+            use super::scheduler::{run, with_searches, COUNTING, KEYING, TIGHT_MAX_N};
+            if n <= TIGHT_MAX_N {
+                with_searches(&COUNTING, |s| {
+                    run::<$v, _, 4, false>(s, n, first, m, rows, None, sink)
+                });
+            } else {
+                with_searches(&KEYING, |s| {
+                    run::<$v, _, 5, false>(s, n, first, m, rows, None, sink)
+                });
+            }
         }
 
         #[doc = concat!("[`super::visit`] on ", $lanes, ".")]
@@ -274,8 +283,8 @@ pub fn visit_keys<F: FnMut(&[u64])>(run: Runner, n: u32, first: u32, m: Masks, r
     sink.flush();
 }
 
-/// The history words of a search for keys ([`visit_keys`]): one, its other rows in spare bits
-/// ([`scheduler::History`]).
+/// The history words of a search for keys ([`visit_keys`]) on a board too large to be tight:
+/// one, its other rows in spare bits ([`scheduler::History`]).
 const KEY_WORDS: usize = 1;
 
 /// The most rows a key of [`visit_keys`] holds.
@@ -399,13 +408,13 @@ trait Sink {
     /// The first `count` solutions in [`Sink::key_room`]: keys `high[i] << 30 | low[i]`
     /// ([`visit_keys`]). Only called when `KEYS`.
     fn keys(&mut self, _count: usize) {}
-    /// The history words the search carries: those its rows need, or with `KEYS` always
-    /// [`KEY_WORDS`], a number the compiler knows (their loops unrolled, the words in
-    /// registers).
+    /// The history words a search of nodes of `F` fields carries: those its rows need, or
+    /// with `KEYS` the fields beyond the board's four (none or [`KEY_WORDS`]), a number the
+    /// compiler knows (their loops unrolled, the words in registers).
     #[inline(always)]
-    fn words(sh: &scheduler::Shared) -> usize {
+    fn words<const F: usize>(sh: &scheduler::Shared) -> usize {
         if Self::KEYS {
-            KEY_WORDS
+            F - WORDS
         } else {
             sh.words()
         }
@@ -507,8 +516,12 @@ impl<F: FnMut(&[u64])> Sink for Keys<F> {
         self.reserve();
         let to = &mut self.batch[self.len..self.len + 2 * MAX_LANES];
         let (high, low) = (&self.room.high, &self.room.low);
-        for (i, key) in to.iter_mut().enumerate() {
-            *key = u64::from(high[i]) << 30 | u64::from(low[i]);
+        // A register of keys at a time, as many as the step found, not all its lanes: most
+        // steps find a few (`results/2026-12-04-tight-keys/NOTE.md`).
+        for part in 0..count.div_ceil(8) {
+            for i in 8 * part..8 * part + 8 {
+                to[i] = u64::from(high[i]) << 30 | u64::from(low[i]);
+            }
         }
         self.len += count;
     }

@@ -10,7 +10,7 @@
 //! the compiler vectorized the operations across the wrong dimension and moved lanes one at a
 //! time.
 
-use super::scheduler::{run, with_searches, COUNTING, KEYING, RECORDING};
+use super::scheduler::{run, with_searches, COUNTING, KEYING, RECORDING, TIGHT_MAX_N};
 use super::{CountSink, RowGaps, Sink, Vector};
 use crate::search::bounded::Rows;
 use crate::search::dfs::Masks;
@@ -48,9 +48,15 @@ pub(super) fn visit<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, sink: &m
 /// [`super::visit_keys`] on the portable lanes.
 pub(super) fn visit_keys<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, sink: &mut S) {
     // SAFETY: `Portable` needs no feature beyond the target's baseline.
-    with_searches(&KEYING, |s| unsafe {
-        run::<Portable, _, 5, false>(s, n, first, m, rows, None, sink)
-    });
+    if n <= TIGHT_MAX_N {
+        with_searches(&COUNTING, |s| unsafe {
+            run::<Portable, _, 4, false>(s, n, first, m, rows, None, sink)
+        });
+    } else {
+        with_searches(&KEYING, |s| unsafe {
+            run::<Portable, _, 5, false>(s, n, first, m, rows, None, sink)
+        });
+    }
 }
 
 /// The vector of the portable kernel: SSE2 on x86-64, the arrays elsewhere (see the module

@@ -33,14 +33,15 @@ pub(super) struct Shared<'a> {
 /// Where the rows of a search for keys go (see [`History`]).
 #[derive(Clone, Copy)]
 pub(super) struct KeyLayout {
-    /// For each row below the first: the bit its column goes to, in the word, `cols` or
-    /// `free`.
+    /// For each row below the first: the bit its column goes to, in the field it goes to.
     at: [u8; MAX_N as usize],
-    /// For each row below the first: all ones for the one of the word, `cols` and `free` it
-    /// goes to, zeros for the others.
-    to: [[u32; 3]; MAX_N as usize],
+    /// For each row below the first: all ones for the field it goes to (`IN_WORD`,
+    /// `IN_COLS`…), zeros for the others.
+    to: [[u32; SLOTS]; MAX_N as usize],
+    /// The bits of `free` that hold history.
+    spare: u32,
     /// The shift of the column of row `n - 3` into the low half of a key, when it goes in
-    /// none of the three (32 when it does).
+    /// none of the fields (32 when it does).
     step_low_shift: u8,
     /// The shifts of the column of row `n - 2` into the high and the low half of a key (32
     /// for the half it is not in).
@@ -197,6 +198,12 @@ impl<const F: usize> Search<F> {
                 let g = sh.gap[sh.n - 2] as usize;
                 (u.shl(g).or(d.shr(g)), x.shl(g))
             } else {
+                // A tight search's `d` holds history just above the board ([`History`]).
+                let d = if tight::<S, F>() {
+                    d.and(V::splat(sh.cols_full))
+                } else {
+                    d
+                };
                 (u.shl1().or(d.shr1()), x.shl1())
             };
             let last = below.and_not(V::splat(sh.allow[sh.n - 1]));
@@ -206,7 +213,12 @@ impl<const F: usize> Search<F> {
             sink.add(xy.count_ones() + yx.count_ones());
             if S::HISTORY && xy | yx != 0 {
                 if S::KEYS {
-                    settle_keys(sh, xy, yx, x, y, h.low(sh, c, bit), h.words[0], sink);
+                    let (high, low) = if tight::<S, F>() {
+                        h.tight_halves(c, up, down)
+                    } else {
+                        (h.words[0], h.low(sh, c, bit))
+                    };
+                    settle_keys(sh, xy, yx, x, y, low, high, sink);
                 } else {
                     settle(sh, xy, yx, x, y, &h.words, sink);
                 }
@@ -217,6 +229,11 @@ impl<const F: usize> Search<F> {
             if G {
                 live = sh.checks.lanes(r, live, c, u, d);
             }
+            let (u, d) = if tight::<S, F>() {
+                h.tight_diagonals(sh, u, d, up, down)
+            } else {
+                (u, d)
+            };
             let end = self.len[r + 1];
             let next = &mut self.rows[r + 1];
             pack(next, COLS, end, c, live);
@@ -224,7 +241,7 @@ impl<const F: usize> Search<F> {
             pack(next, DOWN, end, d, live);
             pack(next, FREE, end, child_free.or(h.free), live);
             if S::HISTORY {
-                for (w, word) in h.words.iter().enumerate().take(S::words(sh)) {
+                for (w, word) in h.words.iter().enumerate().take(S::words::<F>(sh)) {
                     pack(next, WORDS + w, end, *word, live);
                 }
             }
@@ -235,18 +252,34 @@ impl<const F: usize> Search<F> {
 
 /// The history a step hands to its children: the parent's, and this row's column.
 ///
-/// In the history words (`words[i / ROWS_PER_WORD]`, [`history_shift`]); or, searching for keys
-/// ([`Sink::KEYS`]), one word and the board's spare bits: rows 0 to 5 below the first in the
-/// word, rows 6 and 7 in the top ten bits of `cols`, rows 8 and 9 in those of `free` (boards up
-/// to [`KEY_MAX_N`] columns leave them unused; `cols` goes to the children with its bits and
-/// `free` is made anew for them, so the step adds its bits back), rows 10 and 11 (the last two
-/// before the two settled rows) only in the settling step itself. One word fewer to load and
-/// pack at every step.
+/// In the history words (`words[i / ROWS_PER_WORD]`, [`history_shift`]); or, searching for
+/// keys ([`Sink::KEYS`]), in the bits of the board's fields above its columns, which nothing
+/// else uses:
+///
+/// * *tight* ([`tight`], boards to [`TIGHT_MAX_N`] columns): no word at all. The top fifteen
+///   bits of each of `cols`, `up`, `down` and `free` hold three rows (at bits 27, 22 and 17):
+///   rows 0 to 2 below the first in `cols`, 3 to 5 in `up`, 6 to 8 in `down`, 9 to 11 in
+///   `free`, so that a key's high half is `cols >> 2` and `up >> 17`, its low half `down >> 2`
+///   and `free >> 17` ([`History::tight_halves`]). `cols` goes to the children with its bits;
+///   the diagonals shift at every row, so the children's keep the parent's bits above the
+///   board unshifted ([`History::tight_diagonals`]); `free` is made anew for the children, so
+///   the step adds its bits back. The diagonals' bits of the board that leave it are dropped;
+///   `down`'s lowest history bit lies one above the board, so that what a step shifts into
+///   the board's columns is 0, and the settling step, which shifts it twice, first masks it.
+/// * otherwise (to [`KEY_MAX_N`] columns) one word and the top ten bits of `cols` and `free`:
+///   rows 0 to 5 in the word, 6 and 7 in `cols`, 8 and 9 in `free`, rows 10 and 11 (the last
+///   two before the two settled rows) only in the settling step itself.
+///
+/// Every history word costs a load and two packs at every step: the tight layout listed
+/// N = 16 faster than the word (`results/2026-12-04-tight-keys/NOTE.md`).
 #[derive(Clone, Copy)]
 pub(super) struct History<V> {
     words: [V; MAX_WORDS],
     /// The bits to add to the children's `cols`.
     cols: V,
+    /// Tight searches only: the bits to add to the children's `up` and `down`.
+    up: V,
+    down: V,
     /// The bits to add to the children's `free` (the parent's, and this row's).
     free: V,
 }
@@ -270,6 +303,8 @@ impl<V: Vector> History<V> {
         let mut h = History {
             words: [V::splat(0); MAX_WORDS],
             cols: V::splat(0),
+            up: V::splat(0),
+            down: V::splat(0),
             free: V::splat(0),
         };
         if !S::HISTORY {
@@ -281,20 +316,54 @@ impl<V: Vector> History<V> {
             Some(layout) if S::KEYS => {
                 let i = i & (MAX_N as usize - 1);
                 let shifted = column.shl(usize::from(layout.at[i]));
-                let [word, cols, in_free] = layout.to[i];
-                h.cols = shifted.and(V::splat(cols));
-                h.free = free.and(V::splat(SPARE)).or(shifted.and(V::splat(in_free)));
-                (shifted.and(V::splat(word)), 0)
+                let to = |slot: usize| shifted.and(V::splat(layout.to[i][slot]));
+                h.cols = to(IN_COLS);
+                if tight::<S, F>() {
+                    h.up = to(IN_UP);
+                    h.down = to(IN_DOWN);
+                }
+                h.free = free.and(V::splat(layout.spare)).or(to(IN_FREE));
+                (to(IN_WORD), 0)
             }
             _ => (column.shl(history_shift(i)), i / ROWS_PER_WORD),
         };
-        for (w, word) in h.words.iter_mut().enumerate().take(S::words(sh)) {
+        for (w, word) in h.words.iter_mut().enumerate().take(S::words::<F>(sh)) {
             debug_assert!(base + sh.lanes <= CAP);
             let parent = V::load(row[WORDS + w].as_ptr().add(base));
             parent.compress_store(keep, row[WORDS + w].as_mut_ptr().add(base));
             *word = if w == slot { parent.or(at) } else { parent };
         }
         h
+    }
+
+    /// The children's diagonals in a tight search ([`History`]): the board's bits of `u` and `d`
+    /// (the parent's `up` and `down` moved to the next row), the history of the parent's
+    /// (above the board, unshifted), and this row's.
+    ///
+    /// # Safety
+    /// The processor must have `V`'s features.
+    #[inline(always)]
+    unsafe fn tight_diagonals(&self, sh: &Shared, u: V, d: V, up: V, down: V) -> (V, V) {
+        let board = V::splat(sh.cols_full);
+        let keep =
+            |moved: V, parent: V, mine: V| moved.and(board).or(board.and_not(parent)).or(mine);
+        (keep(u, up, self.up), keep(d, down, self.down))
+    }
+
+    /// The high and the low half of the keys of a tight settling step's solutions
+    /// ([`History`]), but for row `n - 2`: from its children's `cols` (`c`), the parent's `up`
+    /// and `down`, and this row's bits.
+    ///
+    /// # Safety
+    /// The processor must have `V`'s features.
+    #[inline(always)]
+    unsafe fn tight_halves(&self, c: V, up: V, down: V) -> (V, V) {
+        // Rows 0 to 2 (and 6 to 8) from bits 17 to 31 down to 15 to 29; rows 3 to 5 (and 9 to
+        // 11) down to 0 to 14. The board's bits, below 17, shift out or are masked away.
+        let top = V::splat(0x7fff << 15);
+        let high = c.shr(2).and(top).or(up.or(self.up).shr(17));
+        let low = down.or(self.down).shr(2).and(top).or(self.free.shr(17));
+        (high, low)
     }
 
     /// The low half of the keys of a settling step's solutions (rows 6 to 11 below the first,
@@ -316,10 +385,28 @@ impl<V: Vector> History<V> {
     }
 }
 
-/// The bits of `cols` and `free` that hold history in a search for keys (see [`History`]).
+/// The bits of `cols` and `free` that hold history in a search for keys with a word (see
+/// [`History`]).
 const SPARE: u32 = !0 << 22;
 /// The largest board a search for keys takes: its columns must leave [`SPARE`] unused.
 pub(super) const KEY_MAX_N: u32 = 22;
+/// The largest board a tight search for keys takes ([`History`]): `down`'s history must lie
+/// a bit above the board's columns, from bit 17 on.
+pub(super) const TIGHT_MAX_N: u32 = 16;
+/// Where a row of a search for keys may go ([`KeyLayout::to`]): the history word, or the
+/// spare bits of a field.
+const SLOTS: usize = 5;
+const IN_WORD: usize = 0;
+const IN_COLS: usize = 1;
+const IN_UP: usize = 2;
+const IN_DOWN: usize = 3;
+const IN_FREE: usize = 4;
+
+/// Whether a search is a tight search for keys ([`History`]): one for keys whose nodes have
+/// no field beyond the board's four.
+const fn tight<S: Sink, const F: usize>() -> bool {
+    S::KEYS && F == WORDS
+}
 
 /// Hands the solutions of one step, lanes `xy` (`x` then `y`) and `yx`, to `sink`.
 ///
@@ -401,7 +488,7 @@ pub(super) unsafe fn settle_keys<V: Vector, S: Sink>(
 
 thread_local! {
     /// Each thread's searches, kept between calls (zeroing them anew would cost more than
-    /// small searches).
+    /// small searches). Those of four fields count, and search for keys tight ([`History`]).
     pub(super) static COUNTING: RefCell<Option<Box<[Search<4>; WAYS]>>> = const { RefCell::new(None) };
     pub(super) static RECORDING: RefCell<Option<Box<[Search<{ WORDS + MAX_WORDS }>; WAYS]>>> =
         const { RefCell::new(None) };
@@ -425,29 +512,36 @@ pub(super) fn with_searches<const F: usize, R>(
 const NOWHERE: u8 = 32;
 
 impl KeyLayout {
-    /// The layout of a search for keys of rows `first..n`.
-    fn new(n: usize, first: usize) -> KeyLayout {
+    /// The layout of a search for keys of rows `first..n` ([`History`]), tight or with a word.
+    fn new(n: usize, first: usize, tight: bool) -> KeyLayout {
         assert!(n <= KEY_MAX_N as usize && n - 2 - first < KEY_ROWS);
+        assert!(!tight || n <= TIGHT_MAX_N as usize);
         let mut layout = KeyLayout {
             at: [0; MAX_N as usize],
-            to: [[0; 3]; MAX_N as usize],
+            to: [[0; SLOTS]; MAX_N as usize],
+            spare: if tight { !full_mask(n as u32) } else { SPARE },
             step_low_shift: NOWHERE,
             pen_shifts: [NOWHERE; 2],
         };
-        // Row n - 3, settled in its own step, goes in the low half itself when it is the 11th.
+        // The rows of the fields' spare bits: the first of a field's at 27, the next ones
+        // five bits lower.
+        let spare = |nth: usize| (27 - 5 * nth) as u8;
+        // Row n - 3, settled in its own step, goes in the low half itself when it is the 11th
+        // (with a word).
         let settling = n - 3 - first;
-        for i in 0..=settling.min(9) {
-            // The top ten bits of `cols` or `free`: the first of two rows at 27, the second at
-            // 22.
-            let spare = |second: usize| (27 - 5 * second) as u8;
-            (layout.at[i], layout.to[i]) = match i {
-                0..6 => (history_shift(i) as u8, [!0, 0, 0]),
-                6 | 7 => (spare(i - 6), [0, !0, 0]),
-                _ => (spare(i - 8), [0, 0, !0]),
+        for i in 0..=settling {
+            let (at, slot) = match i {
+                _ if tight => (spare(i % 3), [IN_COLS, IN_UP, IN_DOWN, IN_FREE][i / 3]),
+                0..6 => (history_shift(i) as u8, IN_WORD),
+                6 | 7 => (spare(i - 6), IN_COLS),
+                8 | 9 => (spare(i - 8), IN_FREE),
+                _ => {
+                    layout.step_low_shift = key_shift(i) as u8;
+                    continue;
+                }
             };
-        }
-        if settling == 10 {
-            layout.step_low_shift = key_shift(10) as u8;
+            layout.at[i] = at;
+            layout.to[i][slot] = !0;
         }
         let pen = n - 2 - first;
         layout.pen_shifts = if pen < ROWS_PER_WORD {
@@ -502,12 +596,23 @@ pub(super) unsafe fn run<V: Vector, S: Sink, const F: usize, const G: bool>(
             Some(g) => Checks::new(n, &rows.allow, g.gap),
             None => Checks::new(0, &rows.allow, &[1; MAX_N as usize]),
         },
-        keys: S::KEYS.then(|| KeyLayout::new(n, first)),
+        keys: S::KEYS.then(|| KeyLayout::new(n, first, tight::<S, F>())),
     };
     debug_assert!(G == gapped.is_some());
     // A search for keys keeps one history word, its other rows in spare bits (`KeyLayout`).
-    debug_assert!(WORDS + S::words(&sh) <= F && (S::KEYS || sh.words <= S::words(&sh)));
+    debug_assert!(WORDS + S::words::<F>(&sh) <= F && (S::KEYS || sh.words <= S::words::<F>(&sh)));
     let free = !(m.cols | m.diag_up | m.diag_down) & rows.allow[first];
+    // A tight search keeps history above the board's columns: the root's must hold none.
+    let m = if tight::<S, F>() {
+        let board = sh.cols_full;
+        Masks {
+            cols: m.cols & board,
+            diag_up: m.diag_up & board,
+            diag_down: m.diag_down & board,
+        }
+    } else {
+        m
+    };
     if free == 0 {
         return;
     }

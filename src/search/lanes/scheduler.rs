@@ -345,9 +345,9 @@ impl<V: Vector> History<V> {
     #[inline(always)]
     unsafe fn tight_diagonals(&self, sh: &Shared, u: V, d: V, up: V, down: V) -> (V, V) {
         let board = V::splat(sh.cols_full);
-        let keep =
+        let child =
             |moved: V, parent: V, mine: V| moved.and(board).or(board.and_not(parent)).or(mine);
-        (keep(u, up, self.up), keep(d, down, self.down))
+        (child(u, up, self.up), child(d, down, self.down))
     }
 
     /// The high and the low half of the keys of a tight settling step's solutions

@@ -381,6 +381,38 @@ fn tight_keys_below_prefixes_at_the_edge() {
     }
 }
 
+/// A step's keys are combined from their halves, as many as the step found: every count a
+/// step can find (none to two a lane of the widest vector), from the most down, so that a key
+/// left uncombined would show the one of an earlier step.
+#[test]
+fn a_steps_keys_are_combined_whole() {
+    let mut got = Vec::new();
+    let mut want = Vec::new();
+    let mut sink = Keys {
+        f: |batch: &[u64]| got.extend_from_slice(batch),
+        first: 0,
+        n: 0,
+        tail: [0; MAX_N as usize],
+        room: KeyRoom {
+            high: [0; 3 * MAX_LANES],
+            low: [0; 3 * MAX_LANES],
+        },
+        batch: [0; KEY_BATCH],
+        len: 0,
+    };
+    for count in (0..=2 * MAX_LANES).rev() {
+        let room = sink.key_room();
+        for i in 0..count {
+            room.high[i] = (count * 64 + i) as u32;
+            room.low[i] = (i * 7919 + count * 31) as u32 | 1 << 29;
+            want.push(u64::from(room.high[i]) << 30 | u64::from(room.low[i]));
+        }
+        sink.keys(count);
+    }
+    sink.flush();
+    assert_eq!(got, want);
+}
+
 #[test]
 fn keys_pack_rows_and_sum_columns() {
     let cols = [3u8, 31, 0, 7, 12, 5, 30, 1, 9, 2, 17, 26];

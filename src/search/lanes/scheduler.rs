@@ -599,7 +599,8 @@ pub(super) unsafe fn run<V: Vector, S: Sink, const F: usize, const G: bool>(
         keys: S::KEYS.then(|| KeyLayout::new(n, first, tight::<S, F>())),
     };
     debug_assert!(G == gapped.is_some());
-    // A search for keys keeps one history word, its other rows in spare bits (`KeyLayout`).
+    // A search for keys keeps no history word (tight) or one, its other rows in spare bits
+    // (`KeyLayout`).
     debug_assert!(WORDS + S::words::<F>(&sh) <= F && (S::KEYS || sh.words <= S::words::<F>(&sh)));
     let free = !(m.cols | m.diag_up | m.diag_down) & rows.allow[first];
     // A tight search keeps history above the board's columns: the root's must hold none.

@@ -198,12 +198,7 @@ impl<const F: usize> Search<F> {
                 let g = sh.gap[sh.n - 2] as usize;
                 (u.shl(g).or(d.shr(g)), x.shl(g))
             } else {
-                // A tight search's `d` holds history just above the board ([`History`]).
-                let d = if tight::<S, F>() {
-                    d.and(V::splat(sh.cols_full))
-                } else {
-                    d
-                };
+                let d = History::board_of::<S, F>(sh, d);
                 (u.shl1().or(d.shr1()), x.shl1())
             };
             let last = below.and_not(V::splat(sh.allow[sh.n - 1]));
@@ -213,11 +208,7 @@ impl<const F: usize> Search<F> {
             sink.add(xy.count_ones() + yx.count_ones());
             if S::HISTORY && xy | yx != 0 {
                 if S::KEYS {
-                    let (high, low) = if tight::<S, F>() {
-                        h.tight_halves(c, up, down)
-                    } else {
-                        (h.words[0], h.low(sh, c, bit))
-                    };
+                    let (high, low) = h.halves::<S, F>(sh, c, bit, up, down);
                     settle_keys(sh, xy, yx, x, y, low, high, sink);
                 } else {
                     settle(sh, xy, yx, x, y, &h.words, sink);
@@ -229,11 +220,7 @@ impl<const F: usize> Search<F> {
             if G {
                 live = sh.checks.lanes(r, live, c, u, d);
             }
-            let (u, d) = if tight::<S, F>() {
-                h.tight_diagonals(sh, u, d, up, down)
-            } else {
-                (u, d)
-            };
+            let (u, d) = h.diagonals::<S, F>(sh, u, d, up, down);
             let end = self.len[r + 1];
             let next = &mut self.rows[r + 1];
             pack(next, COLS, end, c, live);
@@ -260,9 +247,9 @@ impl<const F: usize> Search<F> {
 ///   bits of each of `cols`, `up`, `down` and `free` hold three rows (at bits 27, 22 and 17):
 ///   rows 0 to 2 below the first in `cols`, 3 to 5 in `up`, 6 to 8 in `down`, 9 to 11 in
 ///   `free`, so that a key's high half is `cols >> 2` and `up >> 17`, its low half `down >> 2`
-///   and `free >> 17` ([`History::tight_halves`]). `cols` goes to the children with its bits;
+///   and `free >> 17` ([`History::halves`]). `cols` goes to the children with its bits;
 ///   the diagonals shift at every row, so the children's keep the parent's bits above the
-///   board unshifted ([`History::tight_diagonals`]); `free` is made anew for the children, so
+///   board unshifted ([`History::diagonals`]); `free` is made anew for the children, so
 ///   the step adds its bits back. The diagonals' bits of the board that leave it are dropped;
 ///   `down`'s lowest history bit lies one above the board, so that what a step shifts into
 ///   the board's columns is 0, and the settling step, which shifts it twice, first masks it.
@@ -336,28 +323,62 @@ impl<V: Vector> History<V> {
         h
     }
 
-    /// The children's diagonals in a tight search ([`History`]): the board's bits of `u` and `d`
-    /// (the parent's `up` and `down` moved to the next row), the history of the parent's
-    /// (above the board, unshifted), and this row's.
+    /// The children's diagonals `u` and `d` (the parent's `up` and `down` moved to the next
+    /// row); in a tight search ([`History`]) their bits of the board, the history of the
+    /// parent's (above the board, unshifted), and this row's.
     ///
     /// # Safety
     /// The processor must have `V`'s features.
     #[inline(always)]
-    unsafe fn tight_diagonals(&self, sh: &Shared, u: V, d: V, up: V, down: V) -> (V, V) {
+    unsafe fn diagonals<S: Sink, const F: usize>(
+        &self,
+        sh: &Shared,
+        u: V,
+        d: V,
+        up: V,
+        down: V,
+    ) -> (V, V) {
+        if !tight::<S, F>() {
+            return (u, d);
+        }
         let board = V::splat(sh.cols_full);
         let child =
             |moved: V, parent: V, mine: V| moved.and(board).or(board.and_not(parent)).or(mine);
         (child(u, up, self.up), child(d, down, self.down))
     }
 
-    /// The high and the low half of the keys of a tight settling step's solutions
-    /// ([`History`]), but for row `n - 2`: from its children's `cols` (`c`), the parent's `up`
-    /// and `down`, and this row's bits.
+    /// `d`, a diagonal the settling step shifts a second time, into the last row: in a tight
+    /// search ([`History`]) only its bits of the board, for its history lies just above it.
     ///
     /// # Safety
     /// The processor must have `V`'s features.
     #[inline(always)]
-    unsafe fn tight_halves(&self, c: V, up: V, down: V) -> (V, V) {
+    unsafe fn board_of<S: Sink, const F: usize>(sh: &Shared, d: V) -> V {
+        if tight::<S, F>() {
+            d.and(V::splat(sh.cols_full))
+        } else {
+            d
+        }
+    }
+
+    /// The high and the low half of the keys of a settling step's solutions, but for row
+    /// `n - 2`. Tight ([`History`]): from its children's `cols` (`c`), the parent's `up` and
+    /// `down`, and this row's bits; with a word, the word and [`History::low`].
+    ///
+    /// # Safety
+    /// The processor must have `V`'s features.
+    #[inline(always)]
+    unsafe fn halves<S: Sink, const F: usize>(
+        &self,
+        sh: &Shared,
+        c: V,
+        bit: V,
+        up: V,
+        down: V,
+    ) -> (V, V) {
+        if !tight::<S, F>() {
+            return (self.words[0], self.low(sh, c, bit));
+        }
         // Rows 0 to 2 (and 6 to 8) from bits 17 to 31 down to 15 to 29; rows 3 to 5 (and 9 to
         // 11) down to 0 to 14. The board's bits, below 17, shift out or are masked away.
         let top = V::splat(0x7fff << 15);

@@ -260,18 +260,7 @@ pub fn visit<F: FnMut(&[u8])>(run: Runner, n: u32, first: u32, m: Masks, rows: &
 /// solutions of a step at once, rather than solution by solution.
 pub fn visit_keys<F: FnMut(&[u64])>(run: Runner, n: u32, first: u32, m: Masks, rows: &Rows, f: F) {
     assert!(n <= scheduler::KEY_MAX_N && first + 3 <= n && n - first <= KEY_ROWS as u32 + 1);
-    let mut sink = Keys {
-        f,
-        first: first as usize,
-        n: n as usize,
-        tail: [0; MAX_N as usize],
-        room: KeyRoom {
-            high: [0; 3 * MAX_LANES],
-            low: [0; 3 * MAX_LANES],
-        },
-        batch: [0; KEY_BATCH],
-        len: 0,
-    };
+    let mut sink = Keys::new(f, first, n);
     let kernel = run.kernel;
     let lanes = worth_lanes(kernel, n - first, run.lane_min_rows);
     run.record(lanes);
@@ -487,6 +476,22 @@ struct Keys<F> {
 }
 
 impl<F: FnMut(&[u64])> Keys<F> {
+    /// Keys of the rows `first..n` for `f`, none gathered yet.
+    fn new(f: F, first: u32, n: u32) -> Keys<F> {
+        Keys {
+            f,
+            first: first as usize,
+            n: n as usize,
+            tail: [0; MAX_N as usize],
+            room: KeyRoom {
+                high: [0; 3 * MAX_LANES],
+                low: [0; 3 * MAX_LANES],
+            },
+            batch: [0; KEY_BATCH],
+            len: 0,
+        }
+    }
+
     /// Makes room for a step's keys.
     #[inline(always)]
     fn reserve(&mut self) {

@@ -35,8 +35,8 @@ pub(super) struct Shared<'a> {
 pub(super) struct KeyLayout {
     /// For each row below the first: the bit its column goes to, in the field it goes to.
     at: [u8; MAX_N as usize],
-    /// For each row below the first: all ones for the field it goes to (`IN_WORD`,
-    /// `IN_COLS`…), zeros for the others.
+    /// For each row below the first: all ones for the field it goes to (its index:
+    /// [`COLS`]…[`WORDS`]), zeros for the others.
     to: [[u32; SLOTS]; MAX_N as usize],
     /// The bits of `free` that hold history.
     spare: u32,
@@ -304,13 +304,13 @@ impl<V: Vector> History<V> {
                 let i = i & (MAX_N as usize - 1);
                 let shifted = column.shl(usize::from(layout.at[i]));
                 let to = |slot: usize| shifted.and(V::splat(layout.to[i][slot]));
-                h.cols = to(IN_COLS);
+                h.cols = to(COLS);
                 if tight::<S, F>() {
-                    h.up = to(IN_UP);
-                    h.down = to(IN_DOWN);
+                    h.up = to(UP);
+                    h.down = to(DOWN);
                 }
-                h.free = free.and(V::splat(layout.spare)).or(to(IN_FREE));
-                (to(IN_WORD), 0)
+                h.free = free.and(V::splat(layout.spare)).or(to(FREE));
+                (to(WORDS), 0)
             }
             _ => (column.shl(history_shift(i)), i / ROWS_PER_WORD),
         };
@@ -414,14 +414,9 @@ pub(super) const KEY_MAX_N: u32 = 22;
 /// The largest board a tight search for keys takes ([`History`]): `down`'s history must lie
 /// a bit above the board's columns, from bit 17 on.
 pub(super) const TIGHT_MAX_N: u32 = 16;
-/// Where a row of a search for keys may go ([`KeyLayout::to`]): the history word, or the
-/// spare bits of a field.
-const SLOTS: usize = 5;
-const IN_WORD: usize = 0;
-const IN_COLS: usize = 1;
-const IN_UP: usize = 2;
-const IN_DOWN: usize = 3;
-const IN_FREE: usize = 4;
+/// The fields a row of a search for keys may go to ([`KeyLayout::to`]): the spare bits of
+/// the board's four, or the history word after them.
+const SLOTS: usize = WORDS + KEY_WORDS;
 
 /// Whether a search is a tight search for keys ([`History`]): one for keys whose nodes have
 /// no field beyond the board's four.
@@ -552,10 +547,10 @@ impl KeyLayout {
         let settling = n - 3 - first;
         for i in 0..=settling {
             let (at, slot) = match i {
-                _ if tight => (spare(i % 3), [IN_COLS, IN_UP, IN_DOWN, IN_FREE][i / 3]),
-                0..6 => (history_shift(i) as u8, IN_WORD),
-                6 | 7 => (spare(i - 6), IN_COLS),
-                8 | 9 => (spare(i - 8), IN_FREE),
+                _ if tight => (spare(i % 3), [COLS, UP, DOWN, FREE][i / 3]),
+                0..6 => (history_shift(i) as u8, WORDS),
+                6 | 7 => (spare(i - 6), COLS),
+                8 | 9 => (spare(i - 8), FREE),
                 _ => {
                     layout.step_low_shift = key_shift(i) as u8;
                     continue;

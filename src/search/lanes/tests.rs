@@ -388,18 +388,7 @@ fn tight_keys_below_prefixes_at_the_edge() {
 fn a_steps_keys_are_combined_whole() {
     let mut got = Vec::new();
     let mut want = Vec::new();
-    let mut sink = Keys {
-        f: |batch: &[u64]| got.extend_from_slice(batch),
-        first: 0,
-        n: 0,
-        tail: [0; MAX_N as usize],
-        room: KeyRoom {
-            high: [0; 3 * MAX_LANES],
-            low: [0; 3 * MAX_LANES],
-        },
-        batch: [0; KEY_BATCH],
-        len: 0,
-    };
+    let mut sink = Keys::new(|batch: &[u64]| got.extend_from_slice(batch), 0, 0);
     for count in (0..=2 * MAX_LANES).rev() {
         let room = sink.key_room();
         for i in 0..count {

@@ -1037,9 +1037,13 @@ fn a_link_loop_is_bad_input_and_a_byte_order_mark_is_nothing() {
 }
 
 /// A script for [`sh_in`] that runs the command with standard output a pipe whose reader has
-/// gone (a FIFO opened and closed again by the shell), and exits with the command's status.
+/// gone before the command starts, and exits with the command's status: the shell opens a
+/// FIFO for reading and writing (which Linux allows without a writer), opens its write end
+/// (which needs a reader: that one), closes the first, and hands the command the write end.
+/// (A reader closed while the command ran lost a race under load: a quick command wrote its
+/// line into the pipe before the shell closed it.)
 const CLOSED_PIPE: &str =
-    r#"mkfifo fifo && { "$0" "$@" > fifo & exec 3<fifo; exec 3<&-; wait $!; }"#;
+    r#"mkfifo fifo && exec 4<>fifo 5>fifo && exec 4<&- && "$0" "$@" >&5 5>&-"#;
 
 /// Issue 28, item 8: a shard's result that reaches neither `--out` nor standard output (a
 /// closed pipe) is never a success: exit 1, and the result file kept in a new file of the

@@ -93,13 +93,15 @@ macro_rules! entry_points {
             // function, which has the instruction set's features: a closure of a generic
             // function has none, and calls every vector operation out of line.
             use super::scheduler::{run, with_searches, COUNTING, KEYING, TIGHT_MAX_N};
+            // Its rows are adjacent, and checked below each child ([`super::RowGaps::adjacent`]).
+            let checked = Some(super::RowGaps::adjacent(n));
             if n <= TIGHT_MAX_N {
                 with_searches(&COUNTING, |s| {
-                    run::<$v, _, 4, false>(s, n, first, m, rows, None, sink)
+                    run::<$v, _, 4, true>(s, n, first, m, rows, checked, sink)
                 });
             } else {
                 with_searches(&KEYING, |s| {
-                    run::<$v, _, 5, false>(s, n, first, m, rows, None, sink)
+                    run::<$v, _, 5, true>(s, n, first, m, rows, checked, sink)
                 });
             }
         }
@@ -335,13 +337,28 @@ pub fn gaps_run_on(kernel: Kernel) -> bool {
     worth_lanes(kernel, 3, 3)
 }
 
-/// A search whose rows are not adjacent on the board ([`count_with_gaps`]).
+/// A search that checks the rows below each child ([`Checks`]), whose rows need not be
+/// adjacent on the board: the edge method's ([`count_with_gaps`]) and the listing's
+/// ([`visit_keys`], [`RowGaps::adjacent`]).
 #[derive(Clone, Copy)]
 pub(super) struct RowGaps<'a> {
     /// The board's columns.
     cols_full: u32,
     /// `gap[i]`: the distance on the board from the `i`-th searched row to the next.
     gap: &'a [u32; MAX_N as usize],
+}
+
+impl RowGaps<'static> {
+    /// The rows of an `n`-column board, every one searched: the checks without the gaps. The
+    /// listing's search for keys runs so: the checks dropped the dead children that took 0.84
+    /// of the time of `list 16 -t 1` (`results/2026-12-04-listing-checks/NOTE.md`).
+    pub(super) fn adjacent(n: u32) -> RowGaps<'static> {
+        static ONES: [u32; MAX_N as usize] = [1; MAX_N as usize];
+        RowGaps {
+            cols_full: full_mask(n),
+            gap: &ONES,
+        }
+    }
 }
 
 /// Counts like [`count`], on a board whose searched rows are not adjacent: rows that already
@@ -610,16 +627,19 @@ trait Vector: Copy {
     unsafe fn index(self) -> Self;
 }
 
-/// How many rows below each child a gapped search ([`count_with_gaps`]) checks ([`Checks`]).
+/// How many rows below each child a [`RowGaps`] search (the edge method's,
+/// [`count_with_gaps`], and the listing's, [`visit_keys`]) checks ([`Checks`]).
 pub(crate) const CHECKS: usize = 4;
 
-/// The rows a gapped search checks below each child: a child that leaves one of them no free
-/// square is dropped at once, not searched down to that row. Checked: the two searched rows
-/// after the child's and the last two (fewer where these coincide or do not exist).
+/// The rows a [`RowGaps`] search checks below each child: a child that leaves one of them no
+/// free square is dropped at once, not searched down to that row. Checked: the two searched
+/// rows after the child's and the last two (fewer where these coincide or do not exist).
 ///
 /// The side and bottom queens of the edge method leave the last rows few squares, and the
 /// diagonals of the queen just placed cover most of the squares of the next rows. These four
-/// checks were the fastest of the sets measured (`results/2026-12-01-edge-notes/NOTE.md`). Each
+/// checks were the fastest of the sets measured (`results/2026-12-01-edge-notes/NOTE.md`); on
+/// the listing's plain board, the next three rows or the next four were no faster
+/// (`results/2026-12-04-listing-checks/NOTE.md`). Each
 /// check is two shifts by one count, a ternary-logic operation and a test ([`Vector::free_in`]),
 /// cheaper than shifts by per-lane counts (same note).
 #[derive(Clone, Copy)]

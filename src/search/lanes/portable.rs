@@ -48,13 +48,14 @@ pub(super) fn visit<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, sink: &m
 /// [`super::visit_keys`] on the portable lanes.
 pub(super) fn visit_keys<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, sink: &mut S) {
     // SAFETY: `Portable` needs no feature beyond the target's baseline.
+    let checked = Some(RowGaps::adjacent(n));
     if n <= TIGHT_MAX_N {
         with_searches(&COUNTING, |s| unsafe {
-            run::<Portable, _, 4, false>(s, n, first, m, rows, None, sink)
+            run::<Portable, _, 4, true>(s, n, first, m, rows, checked, sink)
         });
     } else {
         with_searches(&KEYING, |s| unsafe {
-            run::<Portable, _, 5, false>(s, n, first, m, rows, None, sink)
+            run::<Portable, _, 5, true>(s, n, first, m, rows, checked, sink)
         });
     }
 }

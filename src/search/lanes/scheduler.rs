@@ -19,12 +19,13 @@ pub(super) struct Shared<'a> {
     need: [u32; MAX_N as usize],
     /// History words in use: row `first + i` is in word `i / 6`, bits `5 * (i % 6)..`.
     words: usize,
-    /// RowGaps searches only ([`super::count_with_gaps`]): the distance on the board from the row
-    /// searched as `r` to the one searched as `r + 1` (the shift of the diagonals between them;
-    /// all 1 otherwise), and the board's columns.
+    /// The distance on the board from the row searched as `r` to the one searched as `r + 1`
+    /// (the shift of the diagonals between them): 1 but in the edge method's searches
+    /// ([`super::count_with_gaps`]). And the board's columns.
     gap: [u32; MAX_N as usize],
     cols_full: u32,
-    /// RowGaps searches only: the rows checked below each child.
+    /// [`RowGaps`] searches (the edge method's and the listing's) only: the rows checked below
+    /// each child.
     checks: Checks,
     /// Searches for keys only: where their rows go ([`History`]).
     keys: Option<KeyLayout>,
@@ -116,7 +117,8 @@ impl<const F: usize> Search<F> {
         true
     }
 
-    /// One step (see the module documentation). `open` must not be empty.
+    /// One step (see the module documentation). `open` must not be empty. `G`: a [`RowGaps`]
+    /// search, whose children are checked ([`Checks`]) and whose rows may lie apart.
     ///
     /// The hot loop of the lane kernels, kept in one function on purpose: the row choice, the
     /// placement, the children's masks and the two-rows-from-the-end settling share the
@@ -179,7 +181,7 @@ impl<const F: usize> Search<F> {
             (up.or(bit).shl1(), down.or(bit).shr1())
         };
         let valid = if G {
-            // RowGaps searches have no deadline.
+            // RowGaps searches have no deadline (checked in `run`).
             k
         } else {
             let need = V::splat(sh.need[r]);
@@ -194,11 +196,11 @@ impl<const F: usize> Search<F> {
             let y = rest.xor(x);
             let pen = attacked.and_not(V::splat(sh.allow[sh.n - 2]));
             // The last row is `g` board rows below the one before it (1 unless gapped).
+            let d = History::board_of::<S, F>(sh, d);
             let (below, x_diag) = if G {
                 let g = sh.gap[sh.n - 2] as usize;
                 (u.shl(g).or(d.shr(g)), x.shl(g))
             } else {
-                let d = History::board_of::<S, F>(sh, d);
                 (u.shl1().or(d.shr1()), x.shl1())
             };
             let last = below.and_not(V::splat(sh.allow[sh.n - 1]));
@@ -218,7 +220,10 @@ impl<const F: usize> Search<F> {
             let child_free = attacked.and_not(V::splat(sh.allow[r + 1]));
             let mut live = valid & child_free.nonzero();
             if G {
-                live = sh.checks.lanes(r, live, c, u, d);
+                // `d` shifted further: without the history above the board.
+                live = sh
+                    .checks
+                    .lanes(r, live, c, u, History::board_of::<S, F>(sh, d));
             }
             let (u, d) = h.diagonals::<S, F>(sh, u, d, up, down);
             let end = self.len[r + 1];
@@ -252,7 +257,8 @@ impl<const F: usize> Search<F> {
 ///   board unshifted ([`History::diagonals`]); `free` is made anew for the children, so
 ///   the step adds its bits back. The diagonals' bits of the board that leave it are dropped;
 ///   `down`'s lowest history bit lies one above the board, so that what a step shifts into
-///   the board's columns is 0, and the settling step, which shifts it twice, first masks it.
+///   the board's columns is 0; the settling step and the checks below a child ([`Checks`]),
+///   which shift it further, first mask it.
 /// * otherwise (to [`KEY_MAX_N`] columns) one word and the top ten bits of `cols` and `free`:
 ///   rows 0 to 5 in the word, 6 and 7 in `cols`, 8 and 9 in `free`, rows 10 and 11 (the last
 ///   two before the two settled rows) only in the settling step itself.
@@ -614,7 +620,7 @@ pub(super) unsafe fn run<V: Vector, S: Sink, const F: usize, const G: bool>(
         },
         keys: S::KEYS.then(|| KeyLayout::new(n, first, tight::<S, F>())),
     };
-    debug_assert!(G == gapped.is_some());
+    debug_assert!(G == gapped.is_some() && (!G || need == [0; MAX_N as usize]));
     // A search for keys keeps no history word (tight) or one, its other rows in spare bits
     // (`KeyLayout`).
     debug_assert!(WORDS + S::words::<F>(&sh) <= F && (S::KEYS || sh.words <= S::words::<F>(&sh)));

@@ -127,8 +127,12 @@ pub struct ListingEstimate {
 }
 
 /// CPU nanoseconds per solution a listing walks (the search, its sort, handing each solution
-/// over): 101–119 ns at N = 15 and 16 on one thread of the development VM
-/// (`results/2026-12-03-listing-speed/NOTE.md`); 550 ns before the lane search.
+/// over): about 64 ns at N = 16 on one thread of the development VM
+/// (`results/2026-12-04-listing-checks/NOTE.md`), whose core runs a listing 1.3–1.4 times
+/// faster than the 16-core Xeon's, where it took 127–140 ns before that change and the
+/// previous one (`results/2026-12-04-h200/NOTE.md`), about 95–120 ns after them by the VM's
+/// ratios. The slower core's figure is kept: the estimate decides when to ask for `--yes`.
+/// 550 ns before the lane search.
 const LIST_NS_PER_SOLUTION: f64 = 110.0;
 /// CPU nanoseconds per byte a listing writes (formatting, copying, the write calls): 0.05 ns
 /// (`board` against `columns`, same note), rounded up.

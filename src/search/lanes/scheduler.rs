@@ -181,7 +181,8 @@ impl<const F: usize> Search<F> {
             (up.or(bit).shl1(), down.or(bit).shr1())
         };
         let valid = if G {
-            // RowGaps searches have no deadline (checked in `run`).
+            // RowGaps searches leave a deadline out: it only prunes (the edge method's have none,
+            // nor have the listing's), and they prune with their checks.
             k
         } else {
             let need = V::splat(sh.need[r]);
@@ -620,7 +621,7 @@ pub(super) unsafe fn run<V: Vector, S: Sink, const F: usize, const G: bool>(
         },
         keys: S::KEYS.then(|| KeyLayout::new(n, first, tight::<S, F>())),
     };
-    debug_assert!(G == gapped.is_some() && (!G || need == [0; MAX_N as usize]));
+    debug_assert!(G == gapped.is_some());
     // A search for keys keeps no history word (tight) or one, its other rows in spare bits
     // (`KeyLayout`).
     debug_assert!(WORDS + S::words::<F>(&sh) <= F && (S::KEYS || sh.words <= S::words::<F>(&sh)));

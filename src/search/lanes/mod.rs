@@ -350,8 +350,9 @@ pub(super) struct RowGaps<'a> {
 
 impl RowGaps<'static> {
     /// The rows of an `n`-column board, every one searched: the checks without the gaps. The
-    /// listing's search for keys runs so: the checks dropped the dead children that took 0.84
-    /// of the time of `list 16 -t 1` (`results/2026-12-04-listing-checks/NOTE.md`).
+    /// listing's search for keys runs so: with the checks, which drop dead children at once,
+    /// `list N -t 1` took 0.85-0.89 of its time at N = 14-16
+    /// (`results/2026-12-04-listing-checks/NOTE.md`).
     pub(super) fn adjacent(n: u32) -> RowGaps<'static> {
         static ONES: [u32; MAX_N as usize] = [1; MAX_N as usize];
         RowGaps {

@@ -354,8 +354,9 @@ impl<V: Vector> History<V> {
         (child(u, up, self.up), child(d, down, self.down))
     }
 
-    /// `d`, a diagonal the settling step shifts a second time, into the last row: in a tight
-    /// search ([`History`]) only its bits of the board, for its history lies just above it.
+    /// `d`, a diagonal shifted again (by the settling step into the last row, by the checks
+    /// below a child): in a tight search ([`History`]) only its bits of the board, for its
+    /// history lies just above it.
     ///
     /// # Safety
     /// The processor must have `V`'s features.

@@ -47,8 +47,9 @@ pub(super) fn visit<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, sink: &m
 
 /// [`super::visit_keys`] on the portable lanes.
 pub(super) fn visit_keys<S: Sink>(n: u32, first: u32, m: Masks, rows: &Rows, sink: &mut S) {
-    // SAFETY: `Portable` needs no feature beyond the target's baseline.
+    // Its rows are adjacent, and checked below each child ([`RowGaps::adjacent`]).
     let checked = Some(RowGaps::adjacent(n));
+    // SAFETY: `Portable` needs no feature beyond the target's baseline.
     if n <= TIGHT_MAX_N {
         with_searches(&COUNTING, |s| unsafe {
             run::<Portable, _, 4, true>(s, n, first, m, rows, checked, sink)
